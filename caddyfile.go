@@ -1,0 +1,207 @@
+package ark
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("ark", parseCaddyfile)
+	httpcaddyfile.RegisterDirectiveOrder("ark", httpcaddyfile.Before, "redir")
+}
+
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	m := new(Handler)
+	err := m.UnmarshalCaddyfile(h.Dispenser)
+	return m, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens:
+//
+//	ark [<matcher>] {
+//		naan <naan>...
+//		table <file>...
+//		map <id> <target> [<status>] [{
+//			passthrough on|off
+//			<meta key> <value>
+//		}]
+//		map <id> 410
+//		shoulder <ark:naan/shoulder | ark:naan> <target> [<status>]
+//		foreign <url> | 404
+//		max_length <code points>
+//		cache_size <entries> | off
+//	}
+//
+// Relative table paths are relative to the Caddyfile. Each map is checked
+// as it is read, so a bad one is reported with its line.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive's name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	maps := newTableBuilder()
+	for d.NextBlock(0) {
+		var err error
+		switch d.Val() {
+		case "naan":
+			err = h.unmarshalList(d, &h.NAANs)
+		case "table":
+			err = h.unmarshalTables(d)
+		case "map":
+			err = h.unmarshalMap(d, maps)
+		case "shoulder":
+			err = h.unmarshalShoulder(d)
+		case "foreign":
+			err = unmarshalOne(d, &h.Foreign)
+		case "max_length":
+			err = unmarshalInt(d, &h.MaxLength, "")
+		case "cache_size":
+			err = unmarshalInt(d, &h.CacheSize, "off")
+		default:
+			err = d.Errf("unknown subdirective %q", d.Val())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *Handler) unmarshalList(d *caddyfile.Dispenser, list *[]string) error {
+	args := d.RemainingArgs()
+	if len(args) == 0 {
+		return d.ArgErr()
+	}
+	*list = append(*list, args...)
+	return nil
+}
+
+func (h *Handler) unmarshalTables(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) == 0 {
+		return d.ArgErr()
+	}
+	for _, p := range args {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(d.File()), p)
+		}
+		h.Tables = append(h.Tables, p)
+	}
+	return nil
+}
+
+// unmarshalMap reads "map <id> <target> [<status>]" or "map <id> 410", with
+// an optional block of passthrough and metadata.
+func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *tableBuilder) error {
+	args := d.RemainingArgs()
+	var e Entry
+	switch {
+	case len(args) == 2 && args[1] == "410":
+		e = Entry{ID: args[0], Status: 410}
+	case len(args) == 2 || len(args) == 3:
+		e = Entry{ID: args[0], Target: args[1]}
+		if len(args) == 3 {
+			status, err := strconv.Atoi(args[2])
+			if err != nil {
+				return d.Errf("map %s: status %q is not a number", args[0], args[2])
+			}
+			e.Status = status
+		}
+	default:
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		var value string
+		if err := unmarshalOne(d, &value); err != nil {
+			return err
+		}
+		if key == "passthrough" {
+			on, err := parseOnOff(value)
+			if err != nil {
+				return d.Errf("map %s: passthrough: %v", e.ID, err)
+			}
+			e.Passthrough = &on
+			continue
+		}
+		if e.Meta == nil {
+			e.Meta = map[string]string{}
+		}
+		e.Meta[key] = value
+	}
+	maps.startSource(fmt.Sprintf("the map at %s:%d", d.File(), d.Line()))
+	if err := maps.add(e); err != nil {
+		return d.Errf("map: %v", err)
+	}
+	h.Entries = append(h.Entries, e)
+	return nil
+}
+
+// unmarshalShoulder reads "shoulder <prefix> <target> [<status>]".
+func (h *Handler) unmarshalShoulder(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) != 2 && len(args) != 3 {
+		return d.ArgErr()
+	}
+	t := Template{Prefix: args[0], Target: args[1]}
+	if len(args) == 3 {
+		status, err := strconv.Atoi(args[2])
+		if err != nil {
+			return d.Errf("shoulder %s: status %q is not a number", args[0], args[2])
+		}
+		t.Status = status
+	}
+	if _, err := t.compile(); err != nil {
+		return d.Errf("shoulder: %v", err)
+	}
+	h.Templates = append(h.Templates, t)
+	return nil
+}
+
+func unmarshalOne(d *caddyfile.Dispenser, dst *string) error {
+	if !d.NextArg() {
+		return d.ArgErr()
+	}
+	*dst = d.Val()
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	return nil
+}
+
+// unmarshalInt reads a positive number, or off (stored as -1) when off is
+// the word for it.
+func unmarshalInt(d *caddyfile.Dispenser, dst *int, off string) error {
+	var s string
+	if err := unmarshalOne(d, &s); err != nil {
+		return err
+	}
+	if off != "" && s == off {
+		*dst = -1
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return d.Errf("%s: %q is not a positive number", d.Val(), s)
+	}
+	*dst = n
+	return nil
+}
+
+func parseOnOff(s string) (bool, error) {
+	switch s {
+	case "on", "true":
+		return true, nil
+	case "off", "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not on or off", s)
+}
+
+// Interface guard.
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

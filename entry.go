@@ -1,0 +1,146 @@
+package ark
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// Entry assigns an identifier to its content. Table files hold a list of
+// them; the handler's own "entries" hold more.
+type Entry struct {
+	// The identifier, an ARK or a URN, in any equivalent spelling
+	// ("ark:/12345/x5-wf6789" and "ark:12345/x5wf6789" are the same entry).
+	// It has no query or fragment.
+	ID string `json:"id"`
+
+	// Where the identifier resolves: a path on this site starting with "/"
+	// (served in place by the next handler, unless Status asks for a
+	// redirect) or an absolute http(s) URL (redirected to). It may be empty
+	// only when Status is 410.
+	Target string `json:"target,omitempty"`
+
+	// The HTTP status of the answer: 302 (the default for URLs) or 307 for a
+	// temporary redirect to the referent, 303 for a redirect to something
+	// related to it (a description of a non-information resource), 410 for a
+	// withdrawn identifier, or 200 (the default for local paths) to serve in
+	// place. Permanent redirects (301, 308) are refused: the location of an
+	// identifier's referent is temporary by nature.
+	Status int `json:"status,omitempty"`
+
+	// Whether descendants of the identifier (it followed by a qualifier such
+	// as "/c2/s4.pdf" or ".en") that have no entry of their own resolve
+	// through this one, with the qualifier appended to the target. Default
+	// true.
+	Passthrough *bool `json:"passthrough,omitempty"`
+
+	// Metadata about the identifier and its referent, served by the ?info
+	// inflection: the ERC kernel "who", "what", "when", "where", and
+	// "persistence", "variance", "allocated" or any other key.
+	Meta map[string]string `json:"meta,omitempty"`
+}
+
+// assignment is an Entry compiled for resolution.
+type assignment struct {
+	target      string // path or URL; "" for a withdrawn identifier without one
+	status      int    // the answer: 200 in place, 302/303/307 redirect, 410 gone
+	passthrough bool
+	meta        map[string]string
+}
+
+// errPermanentRedirect explains why 301 and 308 are refused everywhere.
+var errPermanentRedirect = errors.New("permanent redirects (301, 308) are not allowed: the location of an identifier's referent is temporary by nature; use 302, 303 or 307")
+
+// compile validates e and returns its key and assignment.
+func (e Entry) compile() (string, assignment, error) {
+	id, err := normalize.Parse(e.ID)
+	if err != nil {
+		return "", assignment{}, fmt.Errorf("id %q: %w", e.ID, err)
+	}
+	if err := checkAssignable(id, e.ID); err != nil {
+		return "", assignment{}, err
+	}
+	status, err := entryStatus(e.Target, e.Status)
+	if err != nil {
+		return "", assignment{}, err
+	}
+	a := assignment{target: withRootPath(e.Target), status: status, passthrough: e.Passthrough == nil || *e.Passthrough, meta: e.Meta}
+	for k := range e.Meta {
+		if k == "" {
+			return "", assignment{}, errors.New("meta: empty key")
+		}
+	}
+	return id.Key(), a, nil
+}
+
+// checkAssignable refuses identifiers that cannot be assigned: ones with a
+// query, components or fragment, and ARKs under the NAAN reserved for
+// invalid ARKs.
+func checkAssignable(id normalize.Identifier, raw string) error {
+	if id.String() != id.Key() {
+		return fmt.Errorf("id %q: an assigned identifier has no query, URN components or fragment", raw)
+	}
+	if a, ok := id.(normalize.ARK); ok && a.NAAN() == normalize.InvalidNAAN {
+		return fmt.Errorf("id %q: NAAN %s is reserved for invalid ARKs", raw, normalize.InvalidNAAN)
+	}
+	return nil
+}
+
+// entryStatus validates a target with its configured status and returns
+// the status of the answer.
+func entryStatus(target string, status int) (int, error) {
+	switch status {
+	case 301, 308:
+		return 0, errPermanentRedirect
+	case 0, 200, 302, 303, 307, 410:
+	default:
+		return 0, fmt.Errorf("status %d: use 302, 303, 307, 410, or 200 for a local path", status)
+	}
+	if target == "" {
+		if status == 410 {
+			return 410, nil
+		}
+		return 0, errors.New("target is empty (only a withdrawn entry, status 410, may have none)")
+	}
+	local, err := checkTarget(target)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case status == 200 && !local:
+		return 0, fmt.Errorf("status 200 serves in place, which needs a local path, not the URL %q", target)
+	case status != 0:
+		return status, nil
+	case local:
+		return 200, nil
+	}
+	return 302, nil
+}
+
+// checkTarget validates a target and reports whether it is a local path.
+func checkTarget(target string) (local bool, err error) {
+	for i := range len(target) {
+		if c := target[i]; c <= ' ' || c == 0x7f {
+			return false, fmt.Errorf("target %q: control character or space at byte %d", target, i)
+		}
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return false, fmt.Errorf("target %q: %v", target, err)
+	}
+	switch {
+	case strings.HasPrefix(target, "//"):
+		return false, fmt.Errorf("target %q: starts with \"//\", which names a host; write the scheme too, or a path with one leading \"/\"", target)
+	case strings.HasPrefix(target, "/"):
+		if u.Fragment != "" {
+			return false, fmt.Errorf("target %q: a local path has no fragment", target)
+		}
+		return true, nil
+	case (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
+		return false, nil
+	}
+	return false, fmt.Errorf("target %q: neither a path starting with \"/\" nor an absolute http(s) URL", target)
+}

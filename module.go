@@ -1,0 +1,181 @@
+// Package ark is a Caddy HTTP handler that resolves ARKs (Archival Resource
+// Keys) and URNs on any site: requests for /ark:... and /urn:... are
+// normalized, so every equivalent spelling of an identifier reaches the same
+// content, and mapped through a table to content served in place or to a
+// temporary redirect.
+package ark
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+func init() {
+	caddy.RegisterModule(new(Handler))
+}
+
+// defaultMaxLength is the default max_length: well above the 255 code
+// points the draft says may never be refused for length.
+const defaultMaxLength = 1024
+
+// defaultForeign is the global ARK resolver that ARKs of other NAANs are
+// sent to.
+const defaultForeign = "https://n2t.net"
+
+// Handler resolves ARKs and URNs. Requests whose path starts with /ark: or
+// /urn: (any case) are answered or rewritten; all others pass to the next
+// handler untouched.
+type Handler struct {
+	// The NAANs this site assigns. ARKs under them are never sent to the
+	// foreign resolver, even when they are not in the table. The NAANs of
+	// the table's ARKs and of the templates count as this site's too.
+	NAANs []string `json:"naans,omitempty"`
+
+	// Table files: JSON objects {"entries": [...]} holding Entry objects.
+	// They are read as streams when the configuration loads; a bad entry
+	// or two equivalent identifiers with different targets fail the load.
+	Tables []string `json:"tables,omitempty"`
+
+	// Entries given in the configuration itself, checked like table
+	// entries and merged with them.
+	Entries []Entry `json:"entries,omitempty"`
+
+	// Templates for whole shoulders or NAANs, tried when neither the
+	// identifier nor one of its ancestors is in the table.
+	Templates []Template `json:"templates,omitempty"`
+
+	// Where ARKs of NAANs that are not this site's are sent, with a 302:
+	// the global resolver's URL, or "404" to answer them with 404.
+	// Default: https://n2t.net.
+	Foreign string `json:"foreign,omitempty"`
+
+	// The longest identifier accepted, in code points, without its query;
+	// longer ones get 414. Default 1024; values below 255 count as 255.
+	MaxLength int `json:"max_length,omitempty"`
+
+	// How many resolutions the cache holds (default 100000); -1 turns the
+	// cache off.
+	CacheSize int `json:"cache_size,omitempty"`
+
+	resolver atomic.Pointer[resolver]
+	logger   *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (*Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.ark",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision loads the tables and builds the resolver.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	rs, err := h.newResolver()
+	if err != nil {
+		return err
+	}
+	h.resolver.Store(rs)
+	return nil
+}
+
+// newResolver builds a resolver from the configuration: table, templates
+// and cache.
+func (h *Handler) newResolver() (*resolver, error) {
+	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
+	for _, n := range h.NAANs {
+		naan, _, err := parsePrefix("ark:" + n)
+		if err != nil {
+			return nil, fmt.Errorf("naan %q: %w", n, err)
+		}
+		rs.ours[naan] = struct{}{}
+	}
+	for i, t := range h.Templates {
+		c, err := t.compile()
+		if err != nil {
+			return nil, fmt.Errorf("templates[%d]: %w", i, err)
+		}
+		rs.templates = append(rs.templates, c)
+		rs.ours[c.naan] = struct{}{}
+	}
+	sortTemplates(rs.templates)
+	switch h.Foreign {
+	case "":
+		rs.foreign = defaultForeign
+	case "404":
+	default:
+		rs.foreign = strings.TrimSuffix(h.Foreign, "/")
+	}
+	if u, err := url.Parse(rs.foreign); err == nil {
+		rs.foreignHost = u.Hostname()
+	}
+	var err error
+	if rs.table, err = loadTable(h.Tables, h.Entries); err != nil {
+		return nil, err
+	}
+	for naan := range rs.table.naans {
+		rs.ours[naan] = struct{}{}
+	}
+	if h.CacheSize >= 0 {
+		if rs.cache, err = newResolutionCache(h.cacheSize()); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
+}
+
+func (h *Handler) maxLength() int {
+	if h.MaxLength == 0 {
+		return defaultMaxLength
+	}
+	return h.MaxLength
+}
+
+func (h *Handler) cacheSize() int {
+	if h.CacheSize == 0 {
+		return defaultCacheSize
+	}
+	return h.CacheSize
+}
+
+// Validate checks the parts of the configuration that need no loading.
+func (h *Handler) Validate() error {
+	if h.MaxLength < 0 {
+		return fmt.Errorf("max_length %d: must be positive", h.MaxLength)
+	}
+	if h.CacheSize < -1 {
+		return fmt.Errorf("cache_size %d: must be positive, or -1 for no cache", h.CacheSize)
+	}
+	if h.Foreign != "" && h.Foreign != "404" {
+		u, err := url.Parse(h.Foreign)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("foreign %q: must be an absolute http(s) URL or 404", h.Foreign)
+		}
+	}
+	return nil
+}
+
+// Cleanup stops the cache's goroutines.
+func (h *Handler) Cleanup() error {
+	if rs := h.resolver.Load(); rs != nil && rs.cache != nil {
+		rs.cache.close()
+	}
+	return nil
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+)

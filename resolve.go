@@ -1,0 +1,142 @@
+package ark
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// resolver answers "what is at this identifier?" from one table and one
+// configuration. It never changes; a new table means a new resolver.
+type resolver struct {
+	table       *table
+	templates   []template          // sorted by sortTemplates
+	ours        map[string]struct{} // NAANs this site answers for: never forwarded
+	foreign     string              // global resolver URL, "" to answer 404
+	foreignHost string              // its host name: a request to it is never forwarded there
+	parser      normalize.Parser
+	cache       *resolutionCache // nil when caching is off
+}
+
+// resolution is what a request core resolves to. It is shared through the
+// cache and never modified.
+type resolution struct {
+	outcome outcome
+	status  int
+	reason  string // why a refusal, for the response body
+
+	key      string // normalized identifier
+	ark      normalize.ARK
+	isARK    bool
+	how      string // "exact", "inherited", "template" or "foreign"
+	via      string // the key, ancestor or template prefix that resolved it
+	suffix   string // what passthrough appended, normalized
+	shoulder string // for {http.ark.shoulder}: the template's shoulder, else the first-digit one
+	entry    *assignment
+	tmpl     *template
+	target   string // built target for table and foreign answers (no request query)
+}
+
+// resolve returns the resolution of core, the escaped request path without
+// its leading "/" and without query.
+func (rs *resolver) resolve(core string) *resolution {
+	if rs.cache != nil {
+		if res, ok := rs.cache.get(core); ok {
+			return res
+		}
+	}
+	res := rs.compute(core)
+	if rs.cache != nil {
+		rs.cache.set(core, res)
+	}
+	return res
+}
+
+func (rs *resolver) compute(core string) *resolution {
+	if len(core) >= 4 && strings.EqualFold(core[:4], "urn:") {
+		return rs.computeURN(core)
+	}
+	a, err := rs.parser.ParseARK(core)
+	if err != nil {
+		return refusal(err)
+	}
+	if a.NAAN() == normalize.InvalidNAAN {
+		return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
+			reason: "NAAN " + normalize.InvalidNAAN + " is reserved for invalid ARKs"}
+	}
+	res := &resolution{key: a.Key(), ark: a, isARK: true, shoulder: a.Shoulder()}
+	if e, ok := rs.table.lookup(res.key); ok {
+		return res.fromEntry(e, "exact", res.key, "")
+	}
+	for _, anc := range a.Ancestors() {
+		if e, ok := rs.table.lookup(anc.Key); ok {
+			if !e.passthrough {
+				break // the nearest assigned ancestor keeps its descendants to itself
+			}
+			return res.fromEntry(e, "inherited", anc.Key, anc.Suffix)
+		}
+	}
+	for i := range rs.templates {
+		if t := &rs.templates[i]; t.matches(a) {
+			res.tmpl, res.how, res.status, res.outcome = t, "template", t.status, outcomeOf(t.status)
+			res.via = "ark:" + t.naan
+			if t.shoulder != "" {
+				res.via += "/" + t.shoulder
+				res.shoulder = t.shoulder
+			}
+			res.suffix = a.Qualifier()
+			return res
+		}
+	}
+	if _, ours := rs.ours[a.NAAN()]; !ours && rs.foreign != "" {
+		res.how, res.outcome, res.status = "foreign", outcomeForeign, http.StatusFound
+		res.target = rs.foreign + "/" + res.key
+		return res
+	}
+	return res.notFound()
+}
+
+func (rs *resolver) computeURN(core string) *resolution {
+	u, err := rs.parser.ParseURN(core)
+	if err != nil {
+		return refusal(err)
+	}
+	res := &resolution{key: u.Key()}
+	if e, ok := rs.table.lookup(res.key); ok {
+		return res.fromEntry(e, "exact", res.key, "")
+	}
+	return res.notFound()
+}
+
+// fromEntry answers with a table entry, reached through via with suffix
+// still to append.
+func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolution {
+	res.entry, res.how, res.via, res.suffix = e, how, via, suffix
+	res.status, res.outcome = e.status, outcomeOf(e.status)
+	if e.status == http.StatusGone {
+		res.reason = res.key + " has been withdrawn; it will not be assigned again"
+		return res
+	}
+	res.target = joinTarget(e.target, suffix, "")
+	if res.outcome == outcomeInPlace && suffix != "" && !localPathSafe(res.target) {
+		return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
+			reason: "the qualifier of " + res.key + " would leave the target's directory"}
+	}
+	return res
+}
+
+func (res *resolution) notFound() *resolution {
+	res.outcome, res.status = outcomeNotFound, http.StatusNotFound
+	res.reason = res.key + " is not assigned here"
+	return res
+}
+
+// refusal turns a normalization error into a 400 or 414 resolution.
+func refusal(err error) *resolution {
+	if errors.Is(err, normalize.ErrTooLong) {
+		return &resolution{outcome: outcomeTooLong, status: http.StatusRequestURITooLong, reason: err.Error()}
+	}
+	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest, reason: err.Error()}
+}

@@ -1,0 +1,90 @@
+package ark
+
+import (
+	"net/url"
+	"strings"
+)
+
+// joinTarget appends an identifier's suffix to the path of target and the
+// request's query to target's query, keeping any fragment last.
+func joinTarget(target, suffix, query string) string {
+	if suffix == "" && query == "" {
+		return target
+	}
+	rest, fragment, hasFragment := strings.Cut(target, "#")
+	base, targetQuery, hasQuery := strings.Cut(rest, "?")
+	var b strings.Builder
+	b.Grow(len(target) + len(suffix) + len(query) + 2)
+	b.WriteString(base)
+	b.WriteString(suffix)
+	switch {
+	case hasQuery && query != "":
+		b.WriteString("?" + targetQuery + "&" + query)
+	case hasQuery:
+		b.WriteString("?" + targetQuery)
+	case query != "":
+		b.WriteString("?" + query)
+	}
+	if hasFragment {
+		b.WriteString("#" + fragment)
+	}
+	return b.String()
+}
+
+// localPathSafe reports whether the escaped local path (query allowed)
+// decodes to a path without "." or ".." segments, backslashes or NULs, so
+// that nothing taken from a request can climb out of the target's
+// directory.
+func localPathSafe(escaped string) bool {
+	p, _, _ := strings.Cut(escaped, "?")
+	decoded, err := url.PathUnescape(p)
+	if err != nil || strings.ContainsAny(decoded, "\\\x00") {
+		return false
+	}
+	for rest := decoded; rest != ""; {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// safeQuery returns the raw query of a request with every byte that may not
+// stand in a Location header or a URL percent-encoded.
+func safeQuery(raw string) string {
+	if !strings.ContainsFunc(raw, unsafeInQuery) {
+		return raw
+	}
+	var b strings.Builder
+	for _, c := range []byte(raw) {
+		if unsafeInQuery(rune(c)) {
+			b.WriteString(url.QueryEscape(string(c)))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func unsafeInQuery(c rune) bool {
+	return c <= ' ' || c >= 0x7f || strings.ContainsRune("\"<>\\`{|}^", c)
+}
+
+// withRootPath gives an absolute URL without a path the path "/", so that a
+// suffix appended to it lands in the path and never in the host.
+func withRootPath(target string) string {
+	scheme, rest, ok := strings.Cut(target, "://")
+	if !ok {
+		return target
+	}
+	i := strings.IndexAny(rest, "/?#")
+	switch {
+	case i < 0:
+		return target + "/"
+	case rest[i] == '/':
+		return target
+	}
+	return scheme + "://" + rest[:i] + "/" + rest[i:]
+}

@@ -1,0 +1,95 @@
+package ark
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// Template resolves every ARK under a shoulder, or under a whole NAAN, by
+// building its target from the ARK's parts.
+type Template struct {
+	// The ARKs the template covers: a shoulder ("ark:12345/t3", every ARK
+	// whose Name starts with "t3") or a bare NAAN ("ark:12345"). The longest
+	// matching shoulder wins; NAAN templates come after all shoulders.
+	Prefix string `json:"prefix"`
+
+	// The target, with placeholders such as {http.ark.blade}: a path
+	// starting with "/" (served in place) or an absolute http(s) URL
+	// (redirected to). The scheme and host of a URL are fixed: they cannot
+	// hold placeholders. When the target does not use {http.ark.suffix}, the
+	// ARK's qualifier is appended to it, as with table passthrough.
+	Target string `json:"target"`
+
+	// The HTTP status of the answer, as for an Entry: 302 (the default for
+	// URLs), 303, 307, or 200 (the default for local paths).
+	Status int `json:"status,omitempty"`
+}
+
+// template is a Template compiled for matching.
+type template struct {
+	naan     string
+	shoulder string // "" for a NAAN template
+	target   string
+	static   string // the target up to its first placeholder; every expansion starts with it
+	status   int
+	local    bool
+	suffixed bool // the target uses {http.ark.suffix}
+}
+
+func (t Template) compile() (template, error) {
+	naan, shoulder, err := parsePrefix(t.Prefix)
+	if err != nil {
+		return template{}, err
+	}
+	status, err := entryStatus(t.Target, t.Status)
+	if err != nil {
+		return template{}, err
+	}
+	if status == 410 {
+		return template{}, errors.New("a template cannot answer 410; withdraw identifiers in the table")
+	}
+	static, _, _ := strings.Cut(t.Target, "{")
+	c := template{naan: naan, shoulder: shoulder, target: t.Target, static: static, status: status,
+		local: strings.HasPrefix(t.Target, "/"), suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
+	if !c.local && static != t.Target {
+		u, _ := url.Parse(t.Target)
+		if !strings.ContainsAny(strings.TrimPrefix(static, u.Scheme+"://"), "/?") {
+			return template{}, fmt.Errorf("target %q: the scheme and host must be written out, without placeholders, and followed by \"/\"", t.Target)
+		}
+	}
+	return c, nil
+}
+
+// parsePrefix reads a template's prefix: "ark:NAAN/shoulder" or "ark:NAAN".
+func parsePrefix(prefix string) (naan, shoulder string, err error) {
+	a, err := normalize.ParseARK(prefix)
+	if errors.Is(err, normalize.ErrNotIdentifier) && !strings.Contains(strings.TrimPrefix(prefix[min(len(prefix), 4):], "/"), "/") {
+		// A bare NAAN is an ARK without a Name; read it by giving it one.
+		if a, err = normalize.ParseARK(prefix + "/0"); err == nil {
+			return a.NAAN(), "", nil
+		}
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("prefix %q: %w", prefix, err)
+	}
+	if a.Qualifier() != "" || a.Query() != "" || a.Fragment() != "" {
+		return "", "", fmt.Errorf("prefix %q: a shoulder is the start of a Name, without qualifier or query", prefix)
+	}
+	return a.NAAN(), a.Name(), nil
+}
+
+// matches reports whether the template covers a.
+func (t *template) matches(a normalize.ARK) bool {
+	return a.NAAN() == t.naan && strings.HasPrefix(a.Name(), t.shoulder)
+}
+
+// sortTemplates orders templates for matching: shoulders before NAANs,
+// longer shoulders first, otherwise as configured.
+func sortTemplates(ts []template) {
+	slices.SortStableFunc(ts, func(a, b template) int { return len(b.shoulder) - len(a.shoulder) })
+}
