@@ -1,0 +1,134 @@
+package ark
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestBadTablesFailTheLoadAndNameTheEntry(t *testing.T) {
+	conflict := writeFile(t, "conflict.json", `{"entries": [
+  {"id": "ark:12345/x5wf6789", "target": "/a"},
+  {"id": "ark:12345/b2c4d6", "target": "/b"},
+  {"id": "ARK:/12345/x5-wf-6789", "target": "/a"},
+  {"id": "ark:/12345/x5wf-6789", "target": "/c"}
+]}`)
+	for name, tc := range map[string]struct {
+		table string
+		want  []string
+	}{
+		"equivalent ids, different targets": {conflict, []string{conflict + ":5: entry 3", `"ark:/12345/x5wf-6789" is ark:12345/x5wf6789`, conflict + " entry 0", `"/a", not "/c"`}},
+		"permanent redirect":                {writeFile(t, "301.json", `{"entries": [{"id": "ark:12345/x", "target": "https://e.org/", "status": 301}]}`), []string{":1: entry 0", "permanent redirects"}},
+		"308 too":                           {writeFile(t, "308.json", "{\"entries\": [\n{\"id\": \"ark:12345/y\", \"target\": \"/y\"},\n{\"id\": \"ark:12345/x\", \"target\": \"https://e.org/\", \"status\": 308}]}"), []string{":3: entry 1", "permanent redirects"}},
+		"unknown status":                    {writeFile(t, "s.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "status": 299}]}`), []string{"entry 0", "status 299"}},
+		"bad target":                        {writeFile(t, "t.json", `{"entries": [{"id": "ark:12345/x", "target": "ftp://e.org/x"}]}`), []string{"entry 0", "neither a path"}},
+		"host-relative target":              {writeFile(t, "h.json", `{"entries": [{"id": "ark:12345/x", "target": "//evil.org/x"}]}`), []string{"entry 0", `starts with "//"`}},
+		"pseudo-ARK id":                     {writeFile(t, "p.json", `{"entries": [{"id": "ark:12345", "target": "/x"}]}`), []string{"entry 0", "no Name"}},
+		"NAAN 99999":                        {writeFile(t, "n.json", `{"entries": [{"id": "ark:99999/x", "target": "/x"}]}`), []string{"entry 0", "reserved for invalid ARKs"}},
+		"unknown field":                     {writeFile(t, "f.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "stauts": 302}]}`), []string{"entry 0", "stauts"}},
+		"not JSON":                          {writeFile(t, "j.json", "{\"entries\": [\n{\"id\": \"ark:12345/x\",, }]}"), []string{"j.json:2"}},
+		"no entries":                        {writeFile(t, "e.json", `{"rows": []}`), []string{"entries"}},
+		"missing file":                      {"/nonexistent/arks.json", []string{"/nonexistent/arks.json"}},
+	} {
+		s := &site{t: t}
+		err := s.load("ark {\n\ttable " + tc.table + "\n}")
+		if err == nil {
+			t.Errorf("%s: the config loaded", name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not say %q", name, err, w)
+			}
+		}
+	}
+}
+
+func TestBadCaddyfileMapsAreReportedWithTheirLine(t *testing.T) {
+	// The test Caddyfile has global options and the site's first line before body.
+	firstLine := strings.Count(globalOptions+"\n:1 {\n\tbind 127.0.0.1\n", "\n") + 1
+	conflict := fmt.Sprintf("%s:%d with a different target (\"/x\", not \"/y\")", "Caddyfile", firstLine+1)
+	for body, want := range map[string]string{
+		"ark {\n\tmap ark:12345/x /x\n\tmap ark:12345/-x /y\n}":             conflict,
+		"ark {\n\tmap ark:12345/x https://e.org/x 301\n}":                   "permanent redirects",
+		"ark {\n\tmap ark:12345 /x\n}":                                      "no Name",
+		"ark {\n\tshoulder ark:12345/t3 https://{http.ark.blade}.e.org/\n}": "scheme and host",
+		"ark {\n\tmap ark:12345/x /x {\n\t\tpassthrough maybe\n\t}\n}":      "passthrough",
+		"ark {\n\tcache_size lots\n}":                                       "positive number",
+		"ark {\n\tfrobnicate\n}":                                            "unknown subdirective",
+	} {
+		s := &site{t: t}
+		err := s.load(body)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got error %v, want one saying %q", body, err, want)
+		}
+	}
+}
+
+func TestAFailedReloadKeepsTheRunningConfig(t *testing.T) {
+	s := startSite(t, "ark {\n\tmap ark:12345/x5wf6789 https://repo.example.org/a\n}")
+	if err := s.load("ark {\n\tmap ark:12345/x5wf6789 https://repo.example.org/b 308\n}"); err == nil {
+		t.Fatal("a config with a 308 loaded")
+	}
+	if got := s.get("/ark:12345/x5wf6789"); got.status != 302 || got.location != "https://repo.example.org/a" {
+		t.Fatalf("after the failed reload: got %d %q", got.status, got.location)
+	}
+}
+
+func TestReloadPicksUpTableEditsAndNeverServesOldAnswers(t *testing.T) {
+	path := writeFile(t, "arks.json", `{"entries": [{"id": "ark:12345/x5wf6789", "target": "https://repo.example.org/old"}]}`)
+	body := "ark {\n\ttable " + path + "\n\tforeign 404\n}"
+	s := startSite(t, body)
+	for range 3 { // warm the cache
+		if got := s.get("/ark:12345/x5wf6789"); got.location != "https://repo.example.org/old" {
+			t.Fatalf("before: %q", got.location)
+		}
+		s.get("/ark:12345/newone")
+	}
+	if err := os.WriteFile(path, []byte(`{"entries": [
+		{"id": "ark:12345/x5wf6789", "target": "https://repo.example.org/new"},
+		{"id": "ark:12345/newone", "target": "https://repo.example.org/newone"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.load(body); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.get("/ark:12345/x5wf6789"); got.location != "https://repo.example.org/new" {
+		t.Errorf("after reload: got %q", got.location)
+	}
+	if got := s.get("/ark:12345/newone"); got.location != "https://repo.example.org/newone" {
+		t.Errorf("a cached miss survived the reload: got %d %q", got.status, got.location)
+	}
+}
+
+// The examples' Caddyfile and JSON twin must say the same thing, and the
+// JSON must run.
+func TestExamplesAdaptRoundTrip(t *testing.T) {
+	caddyfile, err := os.ReadFile("examples/Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adapted, err := adaptCaddyfile(string(caddyfile), "examples/Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := os.ReadFile("examples/caddy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(adapted, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(twin, &b); err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Fatalf("examples/caddy.json differs from adapting examples/Caddyfile:\n%s\n%s", ja, jb)
+	}
+}

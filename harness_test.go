@@ -1,0 +1,181 @@
+package ark
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	_ "github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+)
+
+// site is a real Caddy server, running in this process on a loopback port,
+// with a config adapted from a Caddyfile.
+type site struct {
+	t    *testing.T
+	base string // http://127.0.0.1:port
+}
+
+// globalOptions keep test servers off the admin port and the disk.
+const globalOptions = `{
+	admin off
+	persist_config off
+	skip_install_trust
+	grace_period 1s
+	log {
+		output discard
+	}
+}
+`
+
+// startSite loads a Caddyfile whose site block is body (the inside of the
+// block) on a free loopback port, and stops Caddy when the test ends.
+func startSite(t *testing.T, body string) *site {
+	t.Helper()
+	s := &site{t: t}
+	if err := s.load(body); err != nil {
+		t.Fatalf("loading config: %v", err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	return s
+}
+
+// load replaces the running config with one holding body, on the same
+// port when the site already has one. It returns Caddy's error.
+func (s *site) load(body string) error {
+	s.t.Helper()
+	port := strings.TrimPrefix(s.base, "http://127.0.0.1:")
+	if port == "" {
+		port = strconv.Itoa(freePort(s.t))
+		s.base = "http://127.0.0.1:" + port
+	}
+	caddyfile := globalOptions + "\n:" + port + " {\n\tbind 127.0.0.1\n" + body + "\n}\n"
+	cfg, err := adaptCaddyfile(caddyfile, filepath.Join(s.t.TempDir(), "Caddyfile"))
+	if err != nil {
+		return err
+	}
+	return caddy.Load(cfg, true)
+}
+
+// adaptCaddyfile adapts a Caddyfile as if it were the file at filename.
+func adaptCaddyfile(body, filename string) ([]byte, error) {
+	adapter := caddyconfig.GetAdapter("caddyfile")
+	cfg, warnings, err := adapter.Adapt([]byte(body), map[string]any{"filename": filename})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		if !strings.Contains(w.Message, "formatted") {
+			return nil, &adaptWarning{w.String()}
+		}
+	}
+	return cfg, nil
+}
+
+type adaptWarning struct{ msg string }
+
+func (w *adaptWarning) Error() string { return "adapt warning: " + w.msg }
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// answer is what the site said to one request.
+type answer struct {
+	status   int
+	location string
+	body     string
+	header   http.Header
+}
+
+// client never follows redirects: the tests look at them.
+var client = &http.Client{
+	Timeout: 10 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	},
+}
+
+// get requests the raw path (sent as written, escapes and all).
+func (s *site) get(rawPath string) answer { return s.do(http.MethodGet, rawPath, nil) }
+
+func (s *site) do(method, rawPath string, header http.Header) answer {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.base+"/", nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	// Opaque keeps the request-target byte for byte as the test wrote it.
+	req.URL.Opaque = "//127.0.0.1" + strings.TrimPrefix(s.base, "http://127.0.0.1") + rawPath
+	if i := strings.IndexByte(rawPath, '?'); i >= 0 {
+		req.URL.Opaque = "//127.0.0.1" + strings.TrimPrefix(s.base, "http://127.0.0.1") + rawPath[:i]
+		req.URL.RawQuery = rawPath[i+1:]
+		req.URL.ForceQuery = true
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, rawPath, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return answer{status: resp.StatusCode, location: resp.Header.Get("Location"), body: string(body), header: resp.Header}
+}
+
+// writeTable writes entries as a table file and returns its path.
+func writeTable(t *testing.T, entries []Entry) string {
+	t.Helper()
+	data, err := json.MarshalIndent(map[string]any{"entries": entries}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "table.json", string(data))
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// testRoot is the static site the tests serve in place from.
+func testRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("testdata/site")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -1,0 +1,211 @@
+package ark
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// baseSite is the configuration most resolution tests share.
+func baseSite(t *testing.T) *site {
+	t.Helper()
+	table := writeTable(t, []Entry{
+		{ID: "ark:/12345/b2c4d6", Target: "/dir"},
+		{ID: "ark:12345/k8m2n4", Target: "https://repo.example.org/items/k8m2n4", Status: 307},
+		{ID: "ark:12345/f3p0q7", Target: "/objects/x5wf6789.html", Passthrough: new(bool)},
+		{ID: "ark:12345/g5h6j7", Status: 410},
+		{ID: "ark:12345/h7", Target: "https://repo.example.org"},
+	})
+	return startSite(t, `
+	root * `+testRoot(t)+`
+	ark {
+		naan 12345 67890
+		table `+table+`
+		map ark:12345/x5wf6789 /objects/x5wf6789.html
+		map ark:12345/x5abcd https://repo.example.org/abcd
+		map ark:12345/x5efgh https://repo.example.org/efgh 303
+		map ark:12345/c3700931 https://repo.example.org/c3700931?from=ark
+		map ark:12345/ax20315 https://repo.example.org/ax20315
+		map "ark:12345/4бф3х1" https://repo.example.org/cyrillic
+		map urn:nbn:de:101-2024 /objects/thesis.html
+		map urn:example:a123,z456 https://repo.example.org/urn
+		shoulder ark:12345/t3 https://repo.example.org/t/{http.ark.blade}
+		shoulder ark:12345/t3x9 https://repo.example.org/t3x9/{http.ark.blade}
+		shoulder ark:67890 /objects/{http.ark.name}.html
+	}
+	file_server`)
+}
+
+func TestEquivalentSpellingsGetTheSameAnswer(t *testing.T) {
+	s := baseSite(t)
+	groups := map[string][]string{
+		// draft-ark-uri-scheme, section on resolution: these must be treated the same.
+		"draft hyphens": {"/ark:12345/c3700931", "/ark:12345/c370-0931", "/ark:/12-345/c37-009-31--", "/ARK:/12345/c3700931", "/ark:12345/c37%2D00931", "/ark:12345/%63%33700931"},
+		"in place":      {"/ark:12345/x5wf6789", "/ark:/12345/x5wf6789", "/ark:12345/x5-wf-6789", "/Ark:/12345/x5wf6789/", "/ark:12345/x5wf6789.", "/ark://12345/x5wf6789", "/ark:12345/x5%E2%80%90wf6789"},
+		// variant order is meaningless: a descendant of ax20315 reached with its variants in any order.
+		"variants":  {"/ark:12345/ax20315.svg.en", "/ark:12345/ax20315.en.svg", "/ark:12345/ax20315.en.svg.en", "/ark:12345/ax20315..en.svg"},
+		"non-ASCII": {"/ark:12345/4%D0%B1%D1%843%D1%851", "/ark:12345/4%d0%b1%d1%843%d1%851"},
+		"urn":       {"/urn:example:a123,z456", "/URN:example:a123,z456", "/urn:EXAMPLE:a123,z456"},
+	}
+	for name, spellings := range groups {
+		want := s.get(spellings[0])
+		if want.status == http.StatusNotFound || want.status >= 400 {
+			t.Fatalf("%s: %s answered %d %q", name, spellings[0], want.status, want.body)
+		}
+		for _, p := range spellings[1:] {
+			got := s.get(p)
+			if got.status != want.status || got.location != want.location || got.body != want.body {
+				t.Errorf("%s: %s answered %d %q, but %s answered %d %q", name, p, got.status, got.location, spellings[0], want.status, want.location)
+			}
+		}
+	}
+}
+
+func TestInPlaceServesTheTargetFile(t *testing.T) {
+	s := baseSite(t)
+	want := readFile(t, "testdata/site/objects/x5wf6789.html")
+	got := s.get("/ark:12345/x5wf6789")
+	if got.status != http.StatusOK || got.body != want || got.location != "" {
+		t.Fatalf("got %d %q Location %q, want 200 with the file's bytes", got.status, got.body, got.location)
+	}
+	thesis := s.get("/urn:nbn:de:101-2024")
+	if thesis.status != http.StatusOK || thesis.body != readFile(t, "testdata/site/objects/thesis.html") {
+		t.Fatalf("URN in place: got %d %q", thesis.status, thesis.body)
+	}
+}
+
+func TestRedirectsCarryStatusAndLocation(t *testing.T) {
+	s := baseSite(t)
+	for path, want := range map[string]answer{
+		"/ark:12345/x5abcd":  {status: 302, location: "https://repo.example.org/abcd"},
+		"/ark:12345/x5efgh":  {status: 303, location: "https://repo.example.org/efgh"},
+		"/ark:12345/k8m2n4":  {status: 307, location: "https://repo.example.org/items/k8m2n4"},
+		"/ark:12345/x5-abcd": {status: 302, location: "https://repo.example.org/abcd"},
+	} {
+		got := s.get(path)
+		if got.status != want.status || got.location != want.location {
+			t.Errorf("%s: got %d %q, want %d %q", path, got.status, got.location, want.status, want.location)
+		}
+	}
+}
+
+func TestHeadAnswersLikeGetWithoutBody(t *testing.T) {
+	s := baseSite(t)
+	for _, p := range []string{"/ark:12345/x5wf6789", "/ark:12345/x5abcd", "/ark:12345/nothing", "/ark:12345/g5h6j7"} {
+		get, head := s.get(p), s.do(http.MethodHead, p, nil)
+		if head.status != get.status || head.location != get.location || head.body != "" {
+			t.Errorf("HEAD %s: %d %q body %q; GET: %d %q", p, head.status, head.location, head.body, get.status, get.location)
+		}
+	}
+}
+
+func TestPassthroughAppendsTheNormalizedSuffix(t *testing.T) {
+	s := baseSite(t)
+	page := readFile(t, "testdata/site/dir/sub/s4.html")
+	for _, p := range []string{"/ark:12345/b2c4d6/sub/s4.html", "/ark:/12345/b2-c4d6/sub/s4.html", "/ark:12345/b2c4d6//sub/s4.html"} {
+		if got := s.get(p); got.status != 200 || got.body != page {
+			t.Errorf("%s: got %d %q, want the page under the target directory", p, got.status, got.body)
+		}
+	}
+	for p, want := range map[string]string{
+		"/ark:12345/x5abcd/c2/s4.pdf":     "https://repo.example.org/abcd/c2/s4.pdf",
+		"/ark:12345/x5abcd/c-2/s4.pdf.en": "https://repo.example.org/abcd/c2/s4.en.pdf",
+		"/ark:12345/x5abcd.pdf.en":        "https://repo.example.org/abcd.en.pdf",
+		"/ark:12345/c3700931/p1":          "https://repo.example.org/c3700931/p1?from=ark",
+		"/ark:12345/c3700931/p1?page=2":   "https://repo.example.org/c3700931/p1?from=ark&page=2",
+	} {
+		if got := s.get(p); got.status != 302 || got.location != want {
+			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
+		}
+	}
+	if got := s.get("/ark:12345/f3p0q7/c1"); got.status != http.StatusNotFound {
+		t.Errorf("passthrough off: got %d %q, want 404", got.status, got.location)
+	}
+	if got := s.get("/ark:12345/f3p0q7"); got.status != http.StatusOK {
+		t.Errorf("passthrough off, the entry itself: got %d", got.status)
+	}
+}
+
+func TestTemplatesBuildTargetsFromTheARK(t *testing.T) {
+	s := baseSite(t)
+	for p, want := range map[string]string{
+		"/ark:12345/t3zq81":        "https://repo.example.org/t/zq81",
+		"/ark:12345/t3-zq81/c1.en": "https://repo.example.org/t/zq81/c1.en",
+		"/ark:12345/t3x9bb":        "https://repo.example.org/t3x9/bb", // the longer shoulder wins
+	} {
+		if got := s.get(p); got.status != 302 || got.location != want {
+			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
+		}
+	}
+	if got := s.get("/ark:67890/x5wf6789"); got.status != 200 || got.body != readFile(t, "testdata/site/objects/x5wf6789.html") {
+		t.Errorf("NAAN template in place: got %d %q", got.status, got.body)
+	}
+}
+
+func TestPlaceholdersReachLaterHandlers(t *testing.T) {
+	s := startSite(t, `
+	ark {
+		map ark:12345/x5wf6789 /anything
+	}
+	respond "id={http.ark.id} naan={http.ark.naan} name={http.ark.name} shoulder={http.ark.shoulder} blade={http.ark.blade} suffix={http.ark.suffix} outcome={http.ark.outcome} target={http.ark.target} uri={http.request.uri}"`)
+	got := s.get("/ark:/12345/x5-wf6789/c2.pdf")
+	want := "id=ark:12345/x5wf6789/c2.pdf naan=12345 name=x5wf6789 shoulder=x5 blade=wf6789 suffix=/c2.pdf outcome=in_place target=/anything/c2.pdf uri=/anything/c2.pdf"
+	if got.body != want {
+		t.Fatalf("got  %q\nwant %q", got.body, want)
+	}
+}
+
+func TestForeignNAANsGoToTheGlobalResolver(t *testing.T) {
+	s := baseSite(t)
+	for p, want := range map[string]string{
+		"/ark:/99166/w66d-60p2":    "https://n2t.net/ark:99166/w66d60p2",
+		"/ark:99166/w66d60p2?info": "https://n2t.net/ark:99166/w66d60p2?info",
+		"/ark:99166/w66d60p2?":     "https://n2t.net/ark:99166/w66d60p2?",
+	} {
+		if got := s.get(p); got.status != 302 || got.location != want {
+			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
+		}
+	}
+	// Our own NAANs are never forwarded: that could loop.
+	for _, p := range []string{"/ark:12345/zzzz", "/ark:67890/"} {
+		if got := s.get(p); got.status == 302 {
+			t.Errorf("%s: our NAAN was forwarded to %q", p, got.location)
+		}
+	}
+	s2 := startSite(t, `ark {
+		map ark:12345/x5wf6789 /x
+		foreign 404
+	}`)
+	if got := s2.get("/ark:99166/w66d60p2"); got.status != 404 {
+		t.Errorf("foreign 404: got %d %q", got.status, got.location)
+	}
+}
+
+func TestQueriesPassToTargetsButInflectionsDoNot(t *testing.T) {
+	s := baseSite(t)
+	for p, want := range map[string]string{
+		"/ark:12345/x5abcd?page=2&x=y":    "https://repo.example.org/abcd?page=2&x=y",
+		"/ark:12345/x5abcd?info":          "https://repo.example.org/abcd",
+		"/ark:12345/x5abcd?":              "https://repo.example.org/abcd",
+		"/ark:12345/x5abcd??":             "https://repo.example.org/abcd",
+		"/urn:example:a123,z456?=lang=de": "https://repo.example.org/urn?lang=de",
+		"/urn:example:a123,z456?+res?=q":  "https://repo.example.org/urn?q",
+	} {
+		if got := s.get(p); got.location != want {
+			t.Errorf("%s: got %d %q, want %q", p, got.status, got.location, want)
+		}
+	}
+}
+
+func TestOtherRequestsPassUntouched(t *testing.T) {
+	s := baseSite(t)
+	for _, p := range []string{"/index.html", "/arkives", "/objects/x5wf6789.html", "/dir/ark:12345/x5wf6789"} {
+		got := s.get(p)
+		if strings.Contains(got.body, "not assigned here") || got.status == 400 || got.status == 302 {
+			t.Errorf("%s was intercepted: %d %q", p, got.status, got.body)
+		}
+	}
+	if got := s.get("/index.html"); got.status != 200 || got.body != readFile(t, "testdata/site/index.html") {
+		t.Errorf("/index.html: got %d %q", got.status, got.body)
+	}
+}
