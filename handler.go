@@ -23,12 +23,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	res := rs.resolve(core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	setPlaceholders(repl, res)
-	if res.target == "" && res.tmpl == nil {
+	if res.key == "" {
 		return writeRefusal(w, res.status, res.reason)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
 		return writeRefusal(w, http.StatusBadRequest, err.Error())
+	}
+	if res.target == "" && res.tmpl == nil {
+		return writeRefusal(w, res.status, res.reason)
 	}
 	target, ok := res.buildTarget(repl, query)
 	if !ok {
@@ -64,13 +67,15 @@ func requestCore(r *http.Request) (string, bool) {
 
 // passedQuery returns the query that the target receives: the request's
 // query for an ARK unless it is an inflection, the q-component for a URN.
+// For the foreign resolver it is the whole query with its "?", inflections
+// included: a bare "?" means something there too.
 func passedQuery(r *http.Request, core string, res *resolution) (string, error) {
 	raw := r.URL.RawQuery
 	if raw == "" && !r.URL.ForceQuery {
 		return "", nil
 	}
 	if res.outcome == outcomeForeign {
-		return safeQuery(raw), nil
+		return "?" + safeQuery(raw), nil
 	}
 	if !res.isARK {
 		u, err := normalize.ParseURN(core + "?" + raw)
@@ -89,10 +94,7 @@ func passedQuery(r *http.Request, core string, res *resolution) (string, error) 
 // template's placeholders; ok is false when the result is not safe.
 func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, bool) {
 	if res.outcome == outcomeForeign {
-		if query != "" || strings.HasSuffix(res.target, "?") {
-			return res.target + "?" + query, true
-		}
-		return res.target, true
+		return res.target + query, true
 	}
 	t := res.tmpl
 	if t == nil {

@@ -3,7 +3,6 @@ package ark
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -46,6 +45,11 @@ func (t Template) compile() (template, error) {
 	if err != nil {
 		return template{}, err
 	}
+	static, _, _ := strings.Cut(t.Target, "{")
+	local := strings.HasPrefix(t.Target, "/")
+	if _, host, ok := strings.Cut(static, "://"); !local && static != t.Target && (!ok || !strings.ContainsAny(host, "/?")) {
+		return template{}, fmt.Errorf("target %q: the scheme and host must be written out, without placeholders, and followed by \"/\"", t.Target)
+	}
 	status, err := entryStatus(t.Target, t.Status)
 	if err != nil {
 		return template{}, err
@@ -53,15 +57,8 @@ func (t Template) compile() (template, error) {
 	if status == 410 {
 		return template{}, errors.New("a template cannot answer 410; withdraw identifiers in the table")
 	}
-	static, _, _ := strings.Cut(t.Target, "{")
 	c := template{naan: naan, shoulder: shoulder, target: t.Target, static: static, status: status,
-		local: strings.HasPrefix(t.Target, "/"), suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
-	if !c.local && static != t.Target {
-		u, _ := url.Parse(t.Target)
-		if !strings.ContainsAny(strings.TrimPrefix(static, u.Scheme+"://"), "/?") {
-			return template{}, fmt.Errorf("target %q: the scheme and host must be written out, without placeholders, and followed by \"/\"", t.Target)
-		}
-	}
+		local: local, suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
 	return c, nil
 }
 
