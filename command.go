@@ -1,0 +1,112 @@
+package ark
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+)
+
+// This file only wires the `caddy ark` subcommands into Caddy's command
+// line; what they do lives in command_<name>.go as plain functions.
+
+func init() {
+	caddycmd.RegisterCommand(caddycmd.Command{
+		Name:  "ark",
+		Usage: "<command>",
+		Short: "Normalizes and resolves ARK identifiers",
+		Long: `
+Tools for ARK (Archival Resource Key) identifiers, following
+draft-ark-uri-scheme:
+
+	caddy ark normalize [<id>...]   print normal forms
+	caddy ark resolve <ark>         follow an ARK through a resolver
+`,
+		CobraFunc: func(cmd *cobra.Command) {
+			// Unknown subcommands are errors rather than a silent help page.
+			cmd.Args = cobra.NoArgs
+			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+			cmd.AddCommand(normalizeCommand(), resolveCommand())
+			// `caddy ark check <table.json>...` (table validation) is
+			// added here, next to the others, when it exists.
+		},
+	})
+}
+
+// normalizeCommand builds `caddy ark normalize`.
+func normalizeCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "normalize [<id>...]",
+		Short: "Prints the normal form of ARKs and URNs",
+		Long: `
+Prints the normal form of each identifier (ARK or URN), one per line. With no
+argument, reads identifiers from standard input, one per line, skipping blank
+lines. An identifier that does not parse is reported on standard error as
+"<input>: <error>", with the byte offset of the problem, and the others are
+still processed. The exit status is 1 if any identifier failed, else 0.
+`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			failed, err := normalizeAll(args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if failed > 0 {
+				cmd.SilenceErrors = true // each failure is already reported
+				return fmt.Errorf("%d identifier(s) failed to normalize", failed)
+			}
+			return nil
+		},
+	}
+}
+
+// resolveCommand builds `caddy ark resolve`.
+func resolveCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "resolve [--resolver <url>] [--max-redirects <n>] [--method HEAD|GET] [--timeout <duration>] <ark>",
+		Short: "Resolves an ARK with the draft's reference algorithm",
+		Long: `
+Resolves an ARK through an HTTP resolver with the reference resolution
+algorithm of draft-ark-uri-scheme. The ARK is normalized, appended to the
+resolver prefix, and redirects (301, 302, 303, 307, 308) are followed one at a
+time; each response is printed as "<status> <URI>" (with " -> <Location>" for
+a redirect). A success (200, 204, 206, 226, 304) or a location that is not
+http or https ends the resolution with "direct: <URI>" (the referent) or
+"related: <URI>" (a 303 was seen, so the location is only related to the
+ARK). Errors, other statuses, loops and more than --max-redirects redirects
+are failures. The exit status is 0 on success, 1 on failure.
+`,
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.Flags().String("resolver", defaultResolver, "Resolver prefix the ARK is appended to")
+	cmd.Flags().Int("max-redirects", 10, "Redirects to follow at most")
+	cmd.Flags().String("method", http.MethodHead, "HTTP method: HEAD or GET")
+	cmd.Flags().Duration("timeout", 30*time.Second, "Time limit for the whole resolution (0 for none)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		var opts resolveOptions
+		opts.Resolver, _ = cmd.Flags().GetString("resolver")
+		opts.MaxRedirects, _ = cmd.Flags().GetInt("max-redirects")
+		opts.Method, _ = cmd.Flags().GetString("method")
+		timeout, _ := cmd.Flags().GetDuration("timeout")
+
+		opts.Method = strings.ToUpper(opts.Method)
+		if opts.Method != http.MethodHead && opts.Method != http.MethodGet {
+			return fmt.Errorf("--method must be HEAD or GET, not %q", opts.Method)
+		}
+		if opts.MaxRedirects < 0 {
+			return fmt.Errorf("--max-redirects must be 0 or more, not %d", opts.MaxRedirects)
+		}
+		ctx := cmd.Context()
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		_, err := resolveARK(ctx, http.DefaultClient, opts, args[0], cmd.OutOrStdout())
+		return err
+	}
+	return cmd
+}

@@ -1,0 +1,60 @@
+package ark
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// maxLineBytes bounds one line of `caddy ark normalize` input read from
+// stdin; identifiers are far shorter.
+const maxLineBytes = 1 << 20
+
+// normalizeAll writes the normal form of each identifier in args to out, one
+// per line. With no args it reads identifiers from in instead, one per line,
+// ignoring surrounding spaces, tabs and carriage returns, and skipping blank
+// lines. An identifier that does not parse is reported to errOut as
+// "<input>: <error>" and the others are still processed. It returns how many
+// failed; err is set only when reading in fails.
+func normalizeAll(args []string, in io.Reader, out, errOut io.Writer) (failed int, err error) {
+	one := func(s string) {
+		n, err := normalize.Normalize(s)
+		if err != nil {
+			fmt.Fprintf(errOut, "%s: %v\n", terminalSafe(s), err)
+			failed++
+			return
+		}
+		fmt.Fprintln(out, n)
+	}
+	if len(args) > 0 {
+		for _, s := range args {
+			one(s)
+		}
+		return failed, nil
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, maxLineBytes)
+	for sc.Scan() {
+		if s := strings.Trim(sc.Text(), " \t\r"); s != "" {
+			one(s)
+		}
+	}
+	return failed, sc.Err()
+}
+
+// terminalSafe returns s unchanged when every character in it is printable,
+// and Go-quoted otherwise, so that echoing rejected input never sends
+// control or bidi formatting characters to a terminal (the draft's security
+// considerations ask for this). Byte offsets in errors refer to the
+// unquoted input.
+func terminalSafe(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
+}
