@@ -85,25 +85,43 @@ func checkRune(r rune, offset int) error {
 
 func quoteRune(r rune) string { return fmt.Sprintf("U+%04X", r) }
 
-// pctRun is a run of consecutive percent-encoded octets of 0x80 and above:
-// the UTF-8 bytes of one or more non-ASCII characters.
+// pctRun is a run of percent-encoded octets of 0x80 and above: the UTF-8
+// bytes of one or more non-ASCII characters.
 type pctRun struct {
 	bytes []byte // the decoded octets
 	end   int    // offset just past the run in the input
 }
 
 // readPctRun decodes the run of "%XX" triplets (each >= 0x80) starting at
-// s[i:], appending the octets to buf.
+// s[i:], appending the octets to buf. Hyphens and their look-alikes, raw or
+// encoded, between the triplets belong to the run and are dropped: they are
+// deleted anyway, and must not keep apart the octets of one character.
 func readPctRun(s string, i int, buf []byte) pctRun {
-	for i < len(s) && s[i] == '%' {
+	end := i
+	for i < len(s) {
+		if s[i] == '-' {
+			i++
+			continue
+		}
+		if r, size := utf8.DecodeRuneInString(s[i:]); isHyphenLookalike(r) {
+			i += size
+			continue
+		}
 		b, ok := decodePercent(s, i)
-		if !ok || b < 0x80 {
-			break
+		switch {
+		case !ok || s[i] != '%':
+			return pctRun{bytes: buf, end: end}
+		case b == '-':
+			i += 3
+			continue
+		case b < 0x80:
+			return pctRun{bytes: buf, end: end}
 		}
 		buf = append(buf, b)
 		i += 3
+		end = i
 	}
-	return pctRun{bytes: buf, end: i}
+	return pctRun{bytes: buf, end: end}
 }
 
 func quoteASCII(c byte) string { return strconv.QuoteRune(rune(c)) }

@@ -22,7 +22,13 @@ func (p Parser) parseARK(s string) (ARK, error) {
 	if labelEnd < len(core) && core[labelEnd] == '/' {
 		labelEnd++
 	}
-	b := builder{src: core}
+	if core[:4] == "ark:" {
+		if naanEnd, ok := alreadyNormal(core); ok {
+			return newARK(core, core[:4], query, fragment, naanEnd), nil
+		}
+	}
+	w := arkWriter{b: builder{src: core}, naanEnd: -1}
+	b := &w.b
 	if core[:4] == "ark:" {
 		for i := range 4 {
 			b.keep(i)
@@ -32,7 +38,6 @@ func (p Parser) parseARK(s string) (ARK, error) {
 			b.byte(c)
 		}
 	}
-	w := arkWriter{b: &b, naanEnd: -1}
 	if err := w.transform(core, labelEnd); err != nil {
 		return ARK{}, err
 	}
@@ -49,13 +54,47 @@ func (p Parser) parseARK(s string) (ARK, error) {
 		}
 		return ARK{}, refuse(ErrNotIdentifier, len(core), "the ARK has no Name after its NAAN (a pseudo-ARK)")
 	}
-	a := ARK{key: b.String(), label: core[:labelEnd], query: query, fragment: fragment, naanEnd: w.naanEnd}
-	a.key, a.varStart = sortVariants(a.key, w.naanEnd)
+	return newARK(b.String(), core[:labelEnd], query, fragment, w.naanEnd), nil
+}
+
+// newARK finishes a parsed ARK from its key before variant sorting.
+func newARK(key, label, query, fragment string, naanEnd int) ARK {
+	a := ARK{label: label, query: query, fragment: fragment, naanEnd: naanEnd}
+	a.key, a.varStart = sortVariants(key, naanEnd)
 	a.nameEnd = a.varStart
 	if i := strings.IndexByte(a.key[a.naanEnd+1:a.varStart], '/'); i >= 0 {
 		a.nameEnd = a.naanEnd + 1 + i
 	}
-	return a, nil
+	return a
+}
+
+// alreadyNormal reports whether core, which starts with "ark:", needs no
+// transformation but variant sorting: a lowercase alphanumeric NAAN, then
+// only ARK-unreserved characters and single "/" or "." between them. It
+// returns the index of the "/" that ends the NAAN.
+func alreadyNormal(core string) (naanEnd int, ok bool) {
+	i := 4
+	for i < len(core) && (isDigit(core[i]) || 'a' <= core[i] && core[i] <= 'z') {
+		i++
+	}
+	if i == 4 || i == len(core) || core[i] != '/' {
+		return 0, false
+	}
+	structural := true
+	for j := i + 1; j < len(core); j++ {
+		switch c := core[j]; {
+		case c == '/' || c == '.':
+			if structural {
+				return 0, false
+			}
+			structural = true
+		case c < utf8.RuneSelf && isARKUnreserved(c):
+			structural = false
+		default:
+			return 0, false
+		}
+	}
+	return i, !structural
 }
 
 // splitTail splits s into the part before any query or fragment, the query
@@ -90,7 +129,7 @@ func (p Parser) checkLength(core string) error {
 
 // arkWriter carries the state of one ARK transformation.
 type arkWriter struct {
-	b       *builder
+	b       builder
 	naanEnd int    // output index of the "/" that ends the NAAN, -1 before it
 	pctBuf  []byte // scratch for runs of encoded non-ASCII octets
 }
@@ -142,13 +181,17 @@ func (w *arkWriter) transform(core string, start int) error {
 	return nil
 }
 
-// naanChar writes a NAAN letter or digit, lowercased.
+// naanChar writes a NAAN letter or digit, lowercased; i is its offset in
+// the input, or -1 when it was decoded from a percent-encoding.
 func (w *arkWriter) naanChar(c byte, i int) {
-	if 'A' <= c && c <= 'Z' {
+	switch {
+	case 'A' <= c && c <= 'Z':
 		w.b.byte(c + 'a' - 'A')
-		return
+	case i < 0:
+		w.b.byte(c)
+	default:
+		w.b.keep(i)
 	}
-	w.b.keep(i)
 }
 
 // structural writes "/" or "." unless it would follow another structural
@@ -186,7 +229,7 @@ func (w *arkWriter) percent(core string, i int) (int, error) {
 		run := readPctRun(core, i, w.pctBuf[:0])
 		w.pctBuf = run.bytes
 		at := i
-		for p := run.bytes; len(p) > 0; {
+		for p := stripLookalikes(run.bytes); len(p) > 0; {
 			r, size := utf8.DecodeRune(p)
 			switch {
 			case r != utf8.RuneError || size > 1:
@@ -198,7 +241,8 @@ func (w *arkWriter) percent(core string, i int) (int, error) {
 			default:
 				w.b.pct(p[0]) // an octet that is not UTF-8 stays encoded
 			}
-			p, at = p[size:], at+3*size
+			p = p[size:]
+			at = min(at+3*size, run.end-3)
 		}
 		return run.end, nil
 	}
@@ -211,7 +255,7 @@ func (w *arkWriter) percent(core string, i int) (int, error) {
 		if !isAlnum(c) {
 			return 0, refuse(ErrBadNAAN, i, "the NAAN may hold only letters and digits, not "+strconv.Quote(core[i:i+3]))
 		}
-		w.naanChar(c, i) // always diverges from the input: a decoded octet
+		w.naanChar(c, -1)
 	case isARKUnreserved(c):
 		w.b.byte(c)
 	default:
@@ -272,5 +316,27 @@ func sortedUnique(variants string) bool {
 			return true
 		}
 		prev, variants = cur, rest
+	}
+}
+
+// stripLookalikes deletes the UTF-8 encodings of hyphen look-alikes from
+// octets, in place, until none is left: deleting one can join the octets
+// around it into another.
+func stripLookalikes(octets []byte) []byte {
+	for {
+		out, deleted := octets[:0], false
+		for p := octets; len(p) > 0; {
+			r, size := utf8.DecodeRune(p)
+			if isHyphenLookalike(r) {
+				deleted = true
+			} else {
+				out = append(out, p[:size]...)
+			}
+			p = p[size:]
+		}
+		if !deleted {
+			return out
+		}
+		octets = out
 	}
 }
