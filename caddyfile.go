@@ -44,7 +44,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	maps := newTableBuilder()
+	maps := newTableBuilder(0)
 	for d.NextBlock(0) {
 		var err error
 		switch d.Val() {
@@ -135,7 +135,7 @@ func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *tableBuilder) error
 		e.Meta[key] = value
 	}
 	maps.startSource(fmt.Sprintf("the map at %s:%d", d.File(), d.Line()))
-	if err := maps.add(e); err != nil {
+	if err := maps.add(&e); err != nil {
 		return d.Errf("map: %v", err)
 	}
 	h.Entries = append(h.Entries, e)

@@ -54,39 +54,50 @@ type assignment struct {
 // errPermanentRedirect explains why 301 and 308 are refused everywhere.
 var errPermanentRedirect = errors.New("permanent redirects (301, 308) are not allowed: the location of an identifier's referent is temporary by nature; use 302, 303 or 307")
 
-// compile validates e and returns its key and assignment.
-func (e Entry) compile() (string, assignment, error) {
-	id, err := normalize.Parse(e.ID)
-	if err != nil {
-		return "", assignment{}, fmt.Errorf("id %q: %w", e.ID, err)
-	}
-	if err := checkAssignable(id, e.ID); err != nil {
-		return "", assignment{}, err
+// compile validates e and returns its key, its NAAN ("" for a URN) and its
+// assignment.
+func (e *Entry) compile() (key, naan string, a assignment, err error) {
+	if key, naan, err = assignableKey(e.ID); err != nil {
+		return "", "", a, err
 	}
 	status, err := entryStatus(e.Target, e.Status)
 	if err != nil {
-		return "", assignment{}, err
+		return "", "", a, err
 	}
-	a := assignment{target: withRootPath(e.Target), status: status, passthrough: e.Passthrough == nil || *e.Passthrough, meta: e.Meta}
 	for k := range e.Meta {
 		if k == "" {
-			return "", assignment{}, errors.New("meta: empty key")
+			return "", "", a, errors.New("meta: empty key")
 		}
 	}
-	return id.Key(), a, nil
+	a = assignment{target: withRootPath(e.Target), status: status, passthrough: e.Passthrough == nil || *e.Passthrough, meta: e.Meta}
+	return key, naan, a, nil
 }
 
-// checkAssignable refuses identifiers that cannot be assigned: ones with a
-// query, components or fragment, and ARKs under the NAAN reserved for
-// invalid ARKs.
-func checkAssignable(id normalize.Identifier, raw string) error {
-	if id.String() != id.Key() {
-		return fmt.Errorf("id %q: an assigned identifier has no query, URN components or fragment", raw)
+// assignableKey parses an identifier that a table assigns and returns its
+// key and NAAN. It refuses identifiers with a query, URN components or
+// fragment, and ARKs under the NAAN reserved for invalid ARKs.
+func assignableKey(raw string) (key, naan string, err error) {
+	var full string
+	if len(raw) >= 4 && strings.EqualFold(raw[:4], "urn:") {
+		u, err := normalize.ParseURN(raw)
+		if err != nil {
+			return "", "", fmt.Errorf("id %q: %w", raw, err)
+		}
+		key, full = u.Key(), u.String()
+	} else {
+		a, err := normalize.ParseARK(raw)
+		if err != nil {
+			return "", "", fmt.Errorf("id %q: %w", raw, err)
+		}
+		if a.NAAN() == normalize.InvalidNAAN {
+			return "", "", fmt.Errorf("id %q: NAAN %s is reserved for invalid ARKs", raw, normalize.InvalidNAAN)
+		}
+		key, naan, full = a.Key(), a.NAAN(), a.String()
 	}
-	if a, ok := id.(normalize.ARK); ok && a.NAAN() == normalize.InvalidNAAN {
-		return fmt.Errorf("id %q: NAAN %s is reserved for invalid ARKs", raw, normalize.InvalidNAAN)
+	if full != key {
+		return "", "", fmt.Errorf("id %q: an assigned identifier has no query, URN components or fragment", raw)
 	}
-	return nil
+	return key, naan, nil
 }
 
 // entryStatus validates a target with its configured status and returns
@@ -122,6 +133,9 @@ func entryStatus(target string, status int) (int, error) {
 
 // checkTarget validates a target and reports whether it is a local path.
 func checkTarget(target string) (local bool, err error) {
+	if local, ok := plainTarget(target); ok {
+		return local, nil
+	}
 	for i := range len(target) {
 		if c := target[i]; c <= ' ' || c == 0x7f {
 			return false, fmt.Errorf("target %q: control character or space at byte %d", target, i)
@@ -143,4 +157,59 @@ func checkTarget(target string) (local bool, err error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("target %q: neither a path starting with \"/\" nor an absolute http(s) URL", target)
+}
+
+// plainTarget recognizes, without net/url, the targets tables are made of:
+// a path starting with a single "/", or "http(s)://" and a host name, each
+// followed by unreserved characters, "/" and "?&=;:@,+$!*'()~" and valid
+// percent-encodings only. ok is false for anything else, which checkTarget
+// then examines in full.
+func plainTarget(target string) (local, ok bool) {
+	rest := target
+	switch {
+	case strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "//"):
+		local = true
+	case strings.HasPrefix(target, "https://"):
+		rest = target[len("https://"):]
+	case strings.HasPrefix(target, "http://"):
+		rest = target[len("http://"):]
+	default:
+		return false, false
+	}
+	if !local {
+		host := 0
+		for host < len(rest) && (isAlnumByte(rest[host]) || rest[host] == '.' || rest[host] == '-') {
+			host++
+		}
+		if host == 0 || (host < len(rest) && rest[host] != '/' && rest[host] != '?') {
+			return false, false
+		}
+		rest = rest[host:]
+	}
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case plainTargetByte[c]:
+		case c == '%' && i+2 < len(rest) && isHexByte(rest[i+1]) && isHexByte(rest[i+2]):
+			i += 2
+		default:
+			return false, false
+		}
+	}
+	return local, true
+}
+
+// plainTargetByte marks the bytes plainTarget accepts after the host.
+var plainTargetByte = func() (set [256]bool) {
+	for _, c := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/?&=;:@,+$!*'()") {
+		set[c] = true
+	}
+	return set
+}()
+
+func isAlnumByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func isHexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

@@ -1,83 +1,186 @@
 package ark
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"hash/maphash"
 	"maps"
 	"os"
 	"sort"
-
-	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
 // table maps identifier keys to assignments. It is built once and never
-// changed, so any number of requests may read it at once.
+// changed, so any number of requests may read it at once. It is laid out
+// for millions of entries: 16-byte records, keys and targets packed in an
+// arena, and an open-addressing index of 8-byte slots.
 type table struct {
-	index       map[string]uint32 // key -> position in assignments
-	assignments []assignment
-	naans       map[string]struct{} // NAANs of the ARKs in the table
-	sources     []source            // where each run of assignments came from
+	records []record
+	arena   arena
+	slots   []uint64 // high 32 bits of the key's hash, low 32 bits record index+1; 0 is empty
+	seed    maphash.Seed
+	metas   []map[string]string // metas[0] is unused: record.meta 0 means none
+	naans   map[string]struct{} // NAANs of the ARKs in the table
+	sources []source            // where each run of records came from
 }
+
+// record is one assignment, packed. Its key and target are stored one
+// after the other in the arena.
+type record struct {
+	key         uint32 // arena offset of the key
+	keyLen      uint16
+	targetLen   uint16
+	status      uint16
+	passthrough bool
+	meta        uint32 // index in metas
+}
+
+// maxEntryString is the longest key or target a table stores.
+const maxEntryString = 1<<16 - 1
 
 // source names where a run of entries came from, for error messages.
 type source struct {
 	name  string // file path, or "entries" for the handler's own
-	first int    // position in assignments of its first entry
+	first int    // position in records of its first entry
+}
+
+func newTable(sizeHint int) *table {
+	n := 16
+	for n*3 < sizeHint*4 {
+		n *= 2
+	}
+	return &table{
+		records: make([]record, 0, sizeHint),
+		slots:   make([]uint64, n),
+		seed:    maphash.MakeSeed(),
+		metas:   make([]map[string]string, 1),
+		naans:   map[string]struct{}{},
+	}
+}
+
+// find returns the position of key's record.
+func (t *table) find(key string, hash uint64) (int, bool) {
+	mask := uint64(len(t.slots) - 1)
+	tag := hash >> 32
+	for i := tag & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return int(i), false
+		}
+		if s>>32 == tag {
+			r := &t.records[uint32(s)-1]
+			if t.arena.str(r.key, int(r.keyLen)) == key {
+				return int(uint32(s) - 1), true
+			}
+		}
+	}
 }
 
 // lookup returns the assignment of key.
 func (t *table) lookup(key string) (*assignment, bool) {
-	i, ok := t.index[key]
+	i, ok := t.find(key, maphash.String(t.seed, key))
 	if !ok {
 		return nil, false
 	}
-	return &t.assignments[i], true
+	return t.assignment(i), true
+}
+
+// assignment unpacks the record at position i.
+func (t *table) assignment(i int) *assignment {
+	r := &t.records[i]
+	return &assignment{
+		target:      t.arena.str(r.key+uint32(r.keyLen), int(r.targetLen)),
+		status:      int(r.status),
+		passthrough: r.passthrough,
+		meta:        t.metas[r.meta],
+	}
 }
 
 // len returns the number of distinct keys.
-func (t *table) len() int { return len(t.index) }
+func (t *table) len() int { return len(t.records) }
+
+// insert adds key with a at slot, the empty slot find returned for key.
+func (t *table) insert(key string, slot int, hash uint64, a assignment) error {
+	if len(key) > maxEntryString || len(a.target) > maxEntryString {
+		return errors.New("id or target longer than 65535 bytes")
+	}
+	if len(t.records) == 1<<32-2 {
+		return errors.New("too many entries")
+	}
+	off, ok := t.arena.add(key, a.target)
+	if !ok {
+		return errors.New("the table's keys and targets exceed 4 GiB")
+	}
+	r := record{key: off, keyLen: uint16(len(key)), targetLen: uint16(len(a.target)), status: uint16(a.status), passthrough: a.passthrough}
+	if a.meta != nil {
+		r.meta = uint32(len(t.metas))
+		t.metas = append(t.metas, a.meta)
+	}
+	t.records = append(t.records, r)
+	t.slots[slot] = hash>>32<<32 | uint64(len(t.records))
+	return nil
+}
+
+// grow doubles the index when one more record would fill it past 3/4,
+// placing every slot again by its stored hash.
+func (t *table) grow() {
+	if (len(t.records)+1)*4 <= len(t.slots)*3 {
+		return
+	}
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := (s >> 32) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
 
 // tableBuilder accumulates entries, refusing bad ones and conflicts.
 type tableBuilder struct {
 	t *table
 }
 
-func newTableBuilder() *tableBuilder {
-	return &tableBuilder{t: &table{index: map[string]uint32{}, naans: map[string]struct{}{}}}
+func newTableBuilder(sizeHint int) *tableBuilder {
+	return &tableBuilder{t: newTable(sizeHint)}
 }
 
 // startSource begins a run of entries from name.
 func (b *tableBuilder) startSource(name string) {
-	b.t.sources = append(b.t.sources, source{name: name, first: len(b.t.assignments)})
+	b.t.sources = append(b.t.sources, source{name: name, first: len(b.t.records)})
 }
 
 // add compiles e and adds it. An equivalent identifier that is already
 // there with the same assignment is skipped; one with a different
 // assignment is an error naming both entries.
-func (b *tableBuilder) add(e Entry) error {
-	key, a, err := e.compile()
+func (b *tableBuilder) add(e *Entry) error {
+	key, naan, a, err := e.compile()
 	if err != nil {
 		return err
 	}
-	if i, ok := b.t.index[key]; ok {
-		prev := &b.t.assignments[i]
+	hash := maphash.String(b.t.seed, key)
+	b.t.grow()
+	i, ok := b.t.find(key, hash)
+	if ok {
+		prev := b.t.assignment(i)
 		if sameAssignment(prev, &a) {
 			return nil
 		}
 		return fmt.Errorf("id %q is %s, already assigned by %s with a different %s: equivalent identifiers cannot be assigned twice",
-			e.ID, key, b.t.describe(int(i)), difference(prev, &a))
+			e.ID, key, b.t.describe(i), difference(prev, &a))
 	}
-	if len(b.t.assignments) == 1<<32-1 {
-		return errors.New("too many entries")
+	if err := b.t.insert(key, i, hash, a); err != nil {
+		return err
 	}
-	b.t.index[key] = uint32(len(b.t.assignments))
-	b.t.assignments = append(b.t.assignments, a)
-	if id, err := normalize.ParseARK(key); err == nil {
-		b.t.naans[id.NAAN()] = struct{}{}
+	if naan != "" {
+		if _, ok := b.t.naans[naan]; !ok {
+			b.t.naans[naan] = struct{}{}
+		}
 	}
 	return nil
 }
@@ -86,7 +189,7 @@ func (b *tableBuilder) add(e Entry) error {
 // when the source holds several.
 func (t *table) describe(i int) string {
 	s := sort.Search(len(t.sources), func(j int) bool { return t.sources[j].first > i }) - 1
-	next := len(t.assignments)
+	next := len(t.records)
 	if s+1 < len(t.sources) {
 		next = t.sources[s+1].first
 	}
@@ -121,102 +224,38 @@ func (b *tableBuilder) loadFile(path string) error {
 	}
 	defer f.Close()
 	b.startSource(path)
-	n, offset, err := b.read(bufio.NewReaderSize(f, 1<<16))
-	if err == nil {
+	tr := newTableReader(f)
+	entry, err := tr.each(func(_ int, e *Entry) error { return b.add(e) })
+	switch {
+	case err == nil:
 		return nil
+	case entry < 0:
+		return fmt.Errorf("%s:%d: %v", path, tr.line, err)
 	}
-	line := lineAt(path, offset)
-	if n < 0 {
-		return fmt.Errorf("%s:%d: %v", path, line, err)
-	}
-	return fmt.Errorf("%s:%d: entry %d: %v", path, line, n, err)
+	return fmt.Errorf("%s:%d: entry %d: %v", path, tr.line, entry, err)
 }
 
-// read decodes {"entries": [...]} from r, adding each entry as it comes. On
-// error it returns the index of the entry at fault (-1 when the error is
-// outside the entries) and the byte offset where it starts.
-func (b *tableBuilder) read(r io.Reader) (entry int, offset int64, err error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := expectDelim(dec, '{'); err != nil {
-		return -1, dec.InputOffset(), err
-	}
-	seen := false
-	for dec.More() {
-		at := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return -1, at, err
-		}
-		if tok != "entries" {
-			return -1, at, fmt.Errorf("unknown field %q: a table is {\"entries\": [...]}", tok)
-		}
-		seen = true
-		if err := expectDelim(dec, '['); err != nil {
-			return -1, dec.InputOffset(), err
-		}
-		for i := 0; dec.More(); i++ {
-			at := dec.InputOffset()
-			var e Entry
-			if err := dec.Decode(&e); err != nil {
-				return i, at, err
-			}
-			if err := b.add(e); err != nil {
-				return i, at, err
-			}
-		}
-		if err := expectDelim(dec, ']'); err != nil {
-			return -1, dec.InputOffset(), err
-		}
-	}
-	if !seen {
-		return -1, dec.InputOffset(), errors.New(`no "entries": a table is {"entries": [...]}`)
-	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return -1, dec.InputOffset(), err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return -1, dec.InputOffset(), errors.New("data after the table's closing brace")
-	}
-	return 0, 0, nil
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != want {
-		return fmt.Errorf("expected %q, found %v", string(want), tok)
-	}
-	return nil
-}
-
-// lineAt returns the 1-based line of the first non-blank, non-comma byte at
-// or after offset in the file at path: where the faulty value starts.
-func lineAt(path string, offset int64) int {
-	data, err := os.ReadFile(path)
-	if err != nil || offset > int64(len(data)) {
-		return 0
-	}
-	i := int(offset)
-	for i < len(data) && bytes.IndexByte([]byte(" \t\r\n,:"), data[i]) >= 0 {
-		i++
-	}
-	return 1 + bytes.Count(data[:min(i, len(data))], []byte("\n"))
-}
+// bytesPerEntry estimates a table file's size per entry, to size the index
+// before reading it.
+const bytesPerEntry = 80
 
 // loadTable builds a table from files and inline entries, in that order.
 func loadTable(files []string, inline []Entry) (*table, error) {
-	b := newTableBuilder()
+	hint := len(inline)
+	for _, path := range files {
+		if fi, err := os.Stat(path); err == nil {
+			hint += int(fi.Size() / bytesPerEntry)
+		}
+	}
+	b := newTableBuilder(hint)
 	for _, path := range files {
 		if err := b.loadFile(path); err != nil {
 			return nil, err
 		}
 	}
 	b.startSource("entries")
-	for i, e := range inline {
-		if err := b.add(e); err != nil {
+	for i := range inline {
+		if err := b.add(&inline[i]); err != nil {
 			return nil, fmt.Errorf("entries[%d]: %v", i, err)
 		}
 	}
