@@ -1,0 +1,101 @@
+package ark
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestTableReadsJSONAsEncodingJSONWould(t *testing.T) {
+	path := writeFile(t, "t.json", " {\n\t\"entries\" :[ {\"id\":\"ark:12345/x\\u0035\",\"target\":\"https:\\/\\/e.org\\/a?b=1&c=\\u00e9\"} ,\n"+
+		`{"target": "/p", "id": "urn:example:a", "status": 200, "passthrough": false, "meta": {"who": "K\u00fcnze \ud83d\ude00", "what": "say \"hi\"\n"}},`+"\n"+
+		`{"id": "ark:12345/g", "status": 410, "meta": {}}`+"\n]}\n")
+	tb, err := loadTable([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x5, ok := tb.lookup("ark:12345/x5")
+	if !ok || x5.target != "https://e.org/a?b=1&c=é" || x5.status != 302 || !x5.passthrough {
+		t.Errorf("ark:12345/x5: %+v %v", x5, ok)
+	}
+	urn, ok := tb.lookup("urn:example:a")
+	if !ok || urn.target != "/p" || urn.status != 200 || urn.passthrough || urn.meta["who"] != "Künze 😀" || urn.meta["what"] != "say \"hi\"\n" {
+		t.Errorf("urn:example:a: %+v %v", urn, ok)
+	}
+	if g, ok := tb.lookup("ark:12345/g"); !ok || g.status != 410 || g.target != "" {
+		t.Errorf("ark:12345/g: %+v %v", g, ok)
+	}
+	if tb.len() != 3 {
+		t.Errorf("len %d", tb.len())
+	}
+}
+
+func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
+	for content, want := range map[string]string{
+		"{\"entries\": [\n{\"id\": \"ark:12345/x\" \"target\": \"/x\"}]}":        ":2: entry 0: invalid JSON: expected ',' or '}'",
+		"{\"entries\": [\n{\"id\": \"ark:12345/x\", \"target\": \"/x\"},\n]}":    ":3: entry 1: invalid JSON: expected '{'",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"status\": \"302\"}]}":        "entry 0: status",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"passthrough\": 1}]}":         "passthrough \"1\"",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"meta\": {\"who\": 1}}]}":     "meta \"who\": the value must be a string",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x}]}":           "unexpected end of file",
+		"{\"entries\": [{\"id\": \"ark:12345/\tx\", \"target\": \"/x\"}]}":       "control character in a string",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/\\q\"}]}":       "invalid escape",
+		"{\"entries\": []}\n{\"entries\": []}":                                   ":2: data after",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\"}],\"x\":1}": "expected '}'",
+		"[]": "expected '{'",
+		"":   "unexpected end of file",
+	} {
+		path := writeFile(t, "bad.json", content)
+		_, err := loadTable([]string{path}, nil)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), path+":") {
+			t.Errorf("%q: got %v, want %s...%s", content, err, path, want)
+		}
+	}
+}
+
+func TestTableConflictsAcrossFilesNameBoth(t *testing.T) {
+	a := writeFile(t, "a.json", `{"entries": [{"id": "ark:12345/x5", "target": "/a"}]}`)
+	b := writeFile(t, "b.json", `{"entries": [{"id": "ark:12345/q1", "target": "/q"}, {"id": "ark:/12345/x-5", "target": "/b"}]}`)
+	_, err := loadTable([]string{a, b}, nil)
+	if err == nil || !strings.Contains(err.Error(), b+":1: entry 1") || !strings.Contains(err.Error(), "already assigned by "+a) {
+		t.Fatalf("got %v", err)
+	}
+	_, err = loadTable([]string{a}, []Entry{{ID: "ark:12345/x-5", Target: "/inline"}})
+	if err == nil || !strings.Contains(err.Error(), "entries[0]") || !strings.Contains(err.Error(), a) {
+		t.Fatalf("inline conflict: got %v", err)
+	}
+}
+
+// The index must find every key it holds, and nothing else, through many
+// growths.
+func TestTableIndexFindsEveryKeyAndNothingElse(t *testing.T) {
+	const n = 50_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	sb.WriteString(`{"entries": [`)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("ark:12345/b%d%x", i, rng.Uint32())
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"id": %q, "target": "/t/%d"}`, keys[i], i)
+	}
+	sb.WriteString("]}")
+	tb, err := loadTable([]string{writeFile(t, "big.json", sb.String())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		if a, ok := tb.lookup(k); !ok || a.target != fmt.Sprintf("/t/%d", i) {
+			t.Fatalf("%s: %+v %v", k, a, ok)
+		}
+		if _, ok := tb.lookup(k + "x"); ok {
+			t.Fatalf("%sx found", k)
+		}
+	}
+	if tb.len() != n {
+		t.Fatalf("len %d", tb.len())
+	}
+}
