@@ -1,0 +1,212 @@
+package ark
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// betanumeric is the NOID alphabet ARK blades are minted from.
+const betanumeric = "0123456789bcdfghjkmnpqrstvwxz"
+
+// syntheticKeys returns n distinct ARKs shaped like minted ones:
+// ark:12345/<shoulder><8-character blade>.
+func syntheticKeys(n int) []string {
+	rng := rand.New(rand.NewPCG(7, 11))
+	shoulders := []string{"x5", "b2", "t3", "fk4", "q7"}
+	seen := make(map[string]bool, n)
+	keys := make([]string, 0, n)
+	for len(keys) < n {
+		blade := make([]byte, 8)
+		for i := range blade {
+			blade[i] = betanumeric[rng.IntN(len(betanumeric))]
+		}
+		k := "ark:12345/" + shoulders[rng.IntN(len(shoulders))] + string(blade)
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// writeSyntheticTable writes a redirect table for keys into dir.
+func writeSyntheticTable(tb testing.TB, dir string, keys []string) string {
+	tb.Helper()
+	path := filepath.Join(dir, fmt.Sprintf("arks-%d.json", len(keys)))
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("{\"entries\": [\n")
+	for i, k := range keys {
+		if i > 0 {
+			w.WriteString(",\n")
+		}
+		fmt.Fprintf(w, `{"id": %q, "target": "https://repo.example.org/%s"}`, k, k[len("ark:12345/"):])
+	}
+	w.WriteString("\n]}\n")
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkTableLoad reads a table file of n entries and reports the heap
+// it keeps per entry.
+func BenchmarkTableLoad(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			path := writeSyntheticTable(b, b.TempDir(), syntheticKeys(n))
+			var kept uint64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				t, err := loadTable([]string{path}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				kept = after.HeapAlloc - before.HeapAlloc
+				runtime.KeepAlive(t)
+			}
+			b.ReportMetric(float64(kept)/float64(n), "B/entry")
+		})
+	}
+}
+
+// benchResolver builds a resolver over a synthetic table of n ARKs.
+func benchResolver(b *testing.B, keys []string, cacheSize int) *resolver {
+	b.Helper()
+	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, CacheSize: cacheSize, Foreign: "404"}
+	rs, err := h.newResolver()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if rs.cache != nil {
+		b.Cleanup(rs.cache.close)
+	}
+	return rs
+}
+
+// BenchmarkResolve measures resolution of request cores against a
+// 1M-entry table, with the cache on and off.
+func BenchmarkResolve(b *testing.B) {
+	keys := syntheticKeys(1_000_000)
+	for _, cache := range []struct {
+		name string
+		size int
+	}{{"cache", 0}, {"nocache", -1}} {
+		rs := benchResolver(b, keys, cache.size)
+		cores := map[string]func(i int) string{
+			"exact":     func(i int) string { return keys[i%1000][:] },
+			"messy":     func(i int) string { k := keys[i%1000]; return "ARK:/12-345/" + k[10:12] + "-" + k[12:] },
+			"inherited": func(i int) string { return keys[i%1000] + "/c2/s4.en.pdf" },
+			"unknown":   func(i int) string { return fmt.Sprintf("ark:12345/zz%d", i%1000) },
+		}
+		for _, kind := range []string{"exact", "messy", "inherited", "unknown"} {
+			b.Run(cache.name+"/"+kind, func(b *testing.B) {
+				in := make([]string, 1000)
+				for i := range in {
+					in[i] = cores[kind](i)
+				}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if res := rs.resolve(in[i%len(in)]); res.status == 0 {
+						b.Fatal("no answer")
+					}
+					i++
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkServeHTTP measures the whole handler for a redirect and an
+// in-place answer, without the network: what a request costs in Caddy on
+// top of routing.
+func BenchmarkServeHTTP(b *testing.B) {
+	keys := syntheticKeys(100_000)
+	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, Foreign: "404",
+		Entries: []Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html"}}}
+	rs, err := h.newResolver()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(rs.cache.close)
+	h.resolver.Store(rs)
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+	for name, path := range map[string]string{"redirect": "/" + keys[42], "inplace": "/ark:/12345/in-place1"} {
+		b.Run(name, func(b *testing.B) {
+			w := httptest.NewRecorder()
+			r := httptest.NewRequest(http.MethodGet, path, nil)
+			r = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+			url, uri := *r.URL, r.RequestURI
+			b.ReportAllocs()
+			for b.Loop() {
+				*r.URL, r.RequestURI = url, uri // undo the in-place rewrite
+				if err := h.ServeHTTP(w, r, next); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCacheHitRatio replays a Zipf-distributed workload over 100k
+// table ARKs mixed half and half with never-repeated unknown ARKs, through
+// a 10k-entry cache, and reports the hit ratio of the hot set (the 1000
+// most requested ARKs) and of all requests. TinyLFU admission is what keeps
+// the unknown flood from evicting the hot set.
+func BenchmarkCacheHitRatio(b *testing.B) {
+	keys := syntheticKeys(100_000)
+	rs := benchResolver(b, keys, 10_000)
+	rng := rand.New(rand.NewPCG(3, 5))
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(keys)-1))
+	var hotHits, hot, hits, all int
+	i := 0
+	for b.Loop() {
+		var core string
+		isHot := false
+		if i%2 == 0 {
+			n := zipf.Uint64()
+			core, isHot = keys[n], n < 1000
+		} else {
+			core = fmt.Sprintf("ark:12345/unknown%d", i)
+		}
+		i++
+		_, hit := rs.cache.get(core)
+		rs.resolve(core)
+		all++
+		if hit {
+			hits++
+		}
+		if isHot {
+			hot++
+			if hit {
+				hotHits++
+			}
+		}
+	}
+	if hot > 0 {
+		b.ReportMetric(float64(hotHits)/float64(hot), "hot-hit-ratio")
+	}
+	b.ReportMetric(float64(hits)/float64(all), "hit-ratio")
+}
