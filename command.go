@@ -24,15 +24,14 @@ Tools for ARK (Archival Resource Key) identifiers, following
 draft-ark-uri-scheme:
 
 	caddy ark normalize [<id>...]   print normal forms
+	caddy ark check <table.json>... validate table files
 	caddy ark resolve <ark>         follow an ARK through a resolver
 `,
 		CobraFunc: func(cmd *cobra.Command) {
 			// Unknown subcommands are errors rather than a silent help page.
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-			cmd.AddCommand(normalizeCommand(), resolveCommand())
-			// `caddy ark check <table.json>...` (table validation) is
-			// added here, next to the others, when it exists.
+			cmd.AddCommand(normalizeCommand(), checkCommand(), resolveCommand())
 		},
 	})
 }
@@ -59,6 +58,26 @@ still processed. The exit status is 1 if any identifier failed, else 0.
 				return fmt.Errorf("%d identifier(s) failed to normalize", failed)
 			}
 			return nil
+		},
+	}
+}
+
+// checkCommand builds `caddy ark check`.
+func checkCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check <table.json>...",
+		Short: "Validates table files as the ark handler would load them",
+		Long: `
+Loads the table files together exactly as the ark handler would: JSON syntax,
+identifiers, targets, statuses, and equivalent identifiers with different
+targets across all the files. Prints the identifiers per file and a summary,
+or the first problem with its file, line, entry and reason. The exit status is
+0 when the tables would load, 1 otherwise: run it in the CI of the repository
+that holds your tables.
+`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return checkTables(args, cmd.OutOrStdout())
 		},
 	}
 }

@@ -382,3 +382,36 @@ func TestBinaryResolve(t *testing.T) {
 		t.Errorf("resolve a loop: status %d, stderr %q", status, errOut)
 	}
 }
+
+// The client follows the project's own handler, in process: a redirect to
+// the referent, an answer in place, and a 303 to a related resource.
+func TestResolveARKAgainstTheHandler(t *testing.T) {
+	s := startSite(t, `
+	root * `+testRoot(t)+`
+	ark {
+		naan 12345
+		map ark:12345/x5wf6789 /objects/x5wf6789.html
+		map ark:12345/x5abcd /objects/x5wf6789.html 302
+		map ark:12345/x5efgh /objects/thesis.html 303
+		foreign 404
+	}
+	file_server`)
+	for id, want := range map[string]string{
+		"ark:/12345/x5-wf6789": "direct: " + s.base + "/ark:12345/x5wf6789\n",
+		"ark:12345/x5abcd":     "direct: " + s.base + "/objects/x5wf6789.html\n",
+		"ARK:/12345/x5efgh":    "related: " + s.base + "/objects/thesis.html\n",
+	} {
+		var out strings.Builder
+		if _, err := resolveARK(context.Background(), http.DefaultClient, resolveOptions{Resolver: s.base, MaxRedirects: 5, Method: http.MethodGet}, id, &out); err != nil {
+			t.Errorf("%s: %v\n%s", id, err, out.String())
+			continue
+		}
+		if !strings.HasSuffix(out.String(), want) {
+			t.Errorf("%s: got\n%swant the last line %q", id, out.String(), want)
+		}
+	}
+	var out strings.Builder
+	if _, err := resolveARK(context.Background(), http.DefaultClient, resolveOptions{Resolver: s.base, MaxRedirects: 5, Method: http.MethodHead}, "ark:12345/unknown", &out); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("unknown ARK: err %v", err)
+	}
+}

@@ -39,8 +39,9 @@ const maxEntryString = 1<<16 - 1
 
 // source names where a run of entries came from, for error messages.
 type source struct {
-	name  string // file path, or "entries" for the handler's own
-	first int    // position in records of its first entry
+	name    string // file path, or "entries" for the handler's own
+	first   int    // position in records of its first entry
+	skipped []int  // indexes in the source of exact duplicates, which have no record
 }
 
 func newTable(sizeHint int) *table {
@@ -169,6 +170,8 @@ func (b *tableBuilder) add(e *Entry) error {
 	if ok {
 		prev := b.t.assignment(i)
 		if sameAssignment(prev, &a) {
+			src := &b.t.sources[len(b.t.sources)-1]
+			src.skipped = append(src.skipped, len(b.t.records)-src.first+len(src.skipped))
 			return nil
 		}
 		return fmt.Errorf("id %q is %s, already assigned by %s with a different %s: equivalent identifiers cannot be assigned twice",
@@ -193,10 +196,17 @@ func (t *table) describe(i int) string {
 	if s+1 < len(t.sources) {
 		next = t.sources[s+1].first
 	}
-	if next-t.sources[s].first == 1 && t.sources[s].name != "entries" {
-		return t.sources[s].name
+	src := &t.sources[s]
+	if next-src.first == 1 && len(src.skipped) == 0 && src.name != "entries" {
+		return src.name
 	}
-	return fmt.Sprintf("%s entry %d", t.sources[s].name, i-t.sources[s].first)
+	entry := i - src.first
+	for _, skipped := range src.skipped {
+		if skipped <= entry {
+			entry++
+		}
+	}
+	return fmt.Sprintf("%s entry %d", src.name, entry)
 }
 
 func sameAssignment(a, b *assignment) bool {

@@ -99,3 +99,15 @@ func TestTableIndexFindsEveryKeyAndNothingElse(t *testing.T) {
 		t.Fatalf("len %d", tb.len())
 	}
 }
+
+func TestConflictsNameTheEntryIndexOfTheFileAfterSkippedDuplicates(t *testing.T) {
+	a := writeFile(t, "a.json", `{"entries": [
+		{"id": "ark:12345/a1", "target": "/a"},
+		{"id": "ark:12345/a-1", "target": "/a"},
+		{"id": "ark:12345/a-1", "target": "/a"},
+		{"id": "ark:12345/b2", "target": "/b"}]}`)
+	_, err := loadTable([]string{a}, []Entry{{ID: "ark:12345/b-2", Target: "/c"}})
+	if err == nil || !strings.Contains(err.Error(), a+" entry 3 ") {
+		t.Fatalf("got %v, want the conflict named as %s entry 3", err, a)
+	}
+}
