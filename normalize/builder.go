@@ -1,5 +1,7 @@
 package normalize
 
+import "unsafe"
+
 // builder writes a normal form while reading its input. As long as the
 // output is a prefix of the input it holds no copy (the output is src[:n]),
 // so an input that is already normal yields its key without allocating.
@@ -77,10 +79,11 @@ func (b *builder) truncate(n int) {
 	b.buf = b.buf[:n]
 }
 
-// String returns the output.
+// String returns the output. The builder must not be written to after:
+// the string shares its buffer, as strings.Builder's does.
 func (b *builder) String() string {
 	if b.buf == nil {
 		return b.src[:b.n]
 	}
-	return string(b.buf)
+	return unsafe.String(unsafe.SliceData(b.buf), len(b.buf))
 }

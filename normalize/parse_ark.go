@@ -11,21 +11,19 @@ import (
 // ARK, following NOTES.md: lenient repairs, then the draft's transformation
 // of everything but the label, query and fragment.
 func (p Parser) parseARK(s string) (ARK, error) {
+	if a, ok := p.fastARK(s); ok {
+		return a, nil
+	}
 	core, query, fragment := splitTail(s)
 	if err := p.checkLength(core); err != nil {
 		return ARK{}, err
 	}
-	if len(core) < 4 || !strings.EqualFold(core[:4], "ark:") {
+	if len(core) < 4 || (core[:4] != "ark:" && !strings.EqualFold(core[:4], "ark:")) {
 		return ARK{}, refuse(ErrNotIdentifier, 0, `an ARK starts with "ark:"`)
 	}
 	labelEnd := 4
 	if labelEnd < len(core) && core[labelEnd] == '/' {
 		labelEnd++
-	}
-	if core[:4] == "ark:" {
-		if naanEnd, ok := alreadyNormal(core); ok {
-			return newARK(core, core[:4], query, fragment, naanEnd), nil
-		}
 	}
 	w := arkWriter{b: builder{src: core}, naanEnd: -1}
 	b := &w.b
@@ -68,34 +66,94 @@ func newARK(key, label, query, fragment string, naanEnd int) ARK {
 	return a
 }
 
-// alreadyNormal reports whether core, which starts with "ark:", needs no
-// transformation but variant sorting: a lowercase alphanumeric NAAN, then
-// only ARK-unreserved characters and single "/" or "." between them. It
-// returns the index of the "/" that ends the NAAN.
-func alreadyNormal(core string) (naanEnd int, ok bool) {
+// fastARK parses s in one pass when its core is already in normal form
+// with sorted variants: the label "ark:", a lowercase alphanumeric NAAN,
+// then only ARK-unreserved characters and single "/" or "." between them.
+// ok is false for anything else, which the full transformation handles.
+func (p Parser) fastARK(s string) (a ARK, ok bool) {
+	if len(s) < 4 || s[:4] != "ark:" {
+		return ARK{}, false
+	}
 	i := 4
-	for i < len(core) && (isDigit(core[i]) || 'a' <= core[i] && core[i] <= 'z') {
+	for i < len(s) && charClass[s[i]] == classNAAN {
 		i++
 	}
-	if i == 4 || i == len(core) || core[i] != '/' {
-		return 0, false
+	if i == 4 || i == len(s) || s[i] != '/' {
+		return ARK{}, false
 	}
+	a.naanEnd, a.nameEnd, a.varStart = i, -1, -1
 	structural := true
-	for j := i + 1; j < len(core); j++ {
-		switch c := core[j]; {
-		case c == '/' || c == '.':
-			if structural {
-				return 0, false
-			}
-			structural = true
-		case c < utf8.RuneSelf && isARKUnreserved(c):
+	j := i + 1
+scan:
+	for ; j < len(s); j++ {
+		switch charClass[s[j]] {
+		case classNAAN, className:
 			structural = false
+			continue
+		case classSlash:
+			if a.nameEnd < 0 {
+				a.nameEnd = j
+			}
+			a.varStart = -1
+		case classDot:
+			if a.varStart < 0 {
+				a.varStart = j
+			}
+		case classTail:
+			break scan
 		default:
-			return 0, false
+			return ARK{}, false
+		}
+		if structural {
+			return ARK{}, false
+		}
+		structural = true
+	}
+	if structural || (p.limit() > 0 && j > p.limit()) {
+		return ARK{}, false
+	}
+	a.key, a.label = s[:j], s[:4]
+	if a.varStart < 0 {
+		a.varStart = j
+	} else if !sortedUnique(s[a.varStart+1 : j]) {
+		return ARK{}, false
+	}
+	if a.nameEnd < 0 || a.nameEnd > a.varStart {
+		a.nameEnd = a.varStart
+	}
+	if j < len(s) {
+		_, a.query, a.fragment = splitTail(s[j:])
+	}
+	return a, true
+}
+
+// The classes of bytes that fastARK tells apart.
+const (
+	classOther = iota // needs the full transformation, or is refused
+	classNAAN         // lowercase letters and digits: normal in a NAAN and a Name
+	className         // the other ARK-unreserved characters
+	classSlash        // "/"
+	classDot          // "."
+	classTail         // "?" and "#", which end the core
+)
+
+var charClass = func() (class [256]uint8) {
+	for c := range 256 {
+		switch {
+		case isDigit(byte(c)) || 'a' <= c && c <= 'z':
+			class[c] = classNAAN
+		case isARKUnreserved(byte(c)):
+			class[c] = className
+		case c == '/':
+			class[c] = classSlash
+		case c == '.':
+			class[c] = classDot
+		case c == '?' || c == '#':
+			class[c] = classTail
 		}
 	}
-	return i, !structural
-}
+	return class
+}()
 
 // splitTail splits s into the part before any query or fragment, the query
 // (with its "?") and the fragment (with its "#").
@@ -297,10 +355,21 @@ func sortVariants(key string, naanEnd int) (string, int) {
 	if sortedUnique(variants) {
 		return key, start
 	}
-	parts := strings.Split(variants, ".")
+	var spans [16]string
+	parts := spans[:0]
+	for v := range strings.SplitSeq(variants, ".") {
+		parts = append(parts, v)
+	}
 	slices.Sort(parts)
 	parts = slices.Compact(parts)
-	return key[:start] + "." + strings.Join(parts, "."), start
+	var sorted strings.Builder
+	sorted.Grow(len(key))
+	sorted.WriteString(key[:start])
+	for _, v := range parts {
+		sorted.WriteByte('.')
+		sorted.WriteString(v)
+	}
+	return sorted.String(), start
 }
 
 // sortedUnique reports whether the "."-separated suffixes are in strictly

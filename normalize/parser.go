@@ -105,5 +105,5 @@ func Equivalent(a, b string) (bool, error) {
 }
 
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	return len(s) >= len(prefix) && (s[:len(prefix)] == prefix || strings.EqualFold(s[:len(prefix)], prefix))
 }
