@@ -65,6 +65,11 @@ type Handler struct {
 	// cache off.
 	CacheSize int `json:"cache_size,omitempty"`
 
+	// Persistence statements for NAANs and shoulders, shown by ?info with
+	// every ARK they cover and on the NAAN or shoulder itself. Their NAANs
+	// count as this site's.
+	Policies []Policy `json:"policies,omitempty"`
+
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
 }
@@ -123,6 +128,12 @@ func (h *Handler) newResolver() (*resolver, error) {
 		return nil, err
 	}
 	for naan := range rs.table.naans {
+		rs.ours[naan] = struct{}{}
+	}
+	if rs.policies, err = compilePolicies(h.Policies); err != nil {
+		return nil, err
+	}
+	for naan := range rs.policies {
 		rs.ours[naan] = struct{}{}
 	}
 	if h.CacheSize >= 0 {
