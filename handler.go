@@ -23,6 +23,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	res := rs.resolve(core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	setPlaceholders(repl, res)
+	if isInflection(r.URL) && isARKCore(core) && res.outcome != outcomeForeign {
+		return h.serveInfo(w, r, rs, core, res, repl)
+	}
 	if res.key == "" {
 		return writeRefusal(w, res.status, res.reason)
 	}
@@ -66,7 +69,8 @@ func requestCore(r *http.Request) (string, bool) {
 }
 
 // passedQuery returns the query that the target receives: the request's
-// query for an ARK unless it is an inflection, the q-component for a URN.
+// query for an ARK (inflections never get here: serveInfo answers them),
+// the q-component for a URN.
 // For the foreign resolver it is the whole query with its "?", inflections
 // included: a bare "?" means something there too.
 func passedQuery(r *http.Request, core string, res *resolution) (string, error) {
@@ -83,9 +87,6 @@ func passedQuery(r *http.Request, core string, res *resolution) (string, error) 
 			return "", err
 		}
 		return safeQuery(u.QComponent()), nil
-	}
-	if res.ark.IsInfo() || raw == "" || raw == "?" || raw == "info" {
-		return "", nil
 	}
 	return safeQuery(raw), nil
 }

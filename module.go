@@ -7,6 +7,7 @@ package ark
 
 import (
 	"fmt"
+	htmltemplate "html/template"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -70,8 +71,13 @@ type Handler struct {
 	// count as this site's.
 	Policies []Policy `json:"policies,omitempty"`
 
+	// An html/template file that replaces the built-in HTML page of ?info
+	// for browsers. It is parsed when the configuration loads.
+	InfoTemplate string `json:"info_template,omitempty"`
+
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
+	infoPage *htmltemplate.Template
 }
 
 // CaddyModule returns the Caddy module information.
@@ -82,9 +88,13 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision loads the tables and builds the resolver.
+// Provision parses the ?info page, loads the tables and builds the resolver.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	var err error
+	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
+		return err
+	}
 	rs, err := h.newResolver()
 	if err != nil {
 		return err
