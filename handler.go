@@ -34,6 +34,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return writeRefusal(w, http.StatusBadRequest, err.Error())
 	}
 	if res.target == "" && res.tmpl == nil {
+		addLinks(w.Header(), r, res) // a withdrawn identifier still links to its tombstone
 		return writeRefusal(w, res.status, res.reason)
 	}
 	target, ok := res.buildTarget(repl, query)
@@ -44,6 +45,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
 	}
 	repl.Set("http.ark.target", target)
+	addLinks(w.Header(), r, res)
 	if res.status == http.StatusOK {
 		if err := rewrite(r, target); err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)

@@ -64,3 +64,20 @@ func identifierURL(r *http.Request, key string) string {
 func infoURL(r *http.Request, key string) string {
 	return identifierURL(r, key) + "?info"
 }
+
+// addLinks adds the Link headers of an answer for a resolved identifier:
+// describedby to its metadata (ARKs only: ?info is not URN syntax), and
+// cite-as (RFC 8574) to its canonical URL when it is served in place.
+func addLinks(h http.Header, r *http.Request, res *resolution) {
+	switch res.outcome {
+	case outcomeInPlace, outcomeRedirect, outcomeRelated, outcomeGone:
+	default:
+		return
+	}
+	if res.isARK {
+		h.Add("Link", "<"+infoURL(r, res.key)+`>; rel="describedby"`)
+	}
+	if res.outcome == outcomeInPlace {
+		h.Add("Link", "<"+identifierURL(r, res.key)+`>; rel="cite-as"`)
+	}
+}
