@@ -17,6 +17,9 @@ import (
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	core, ok := requestCore(r)
 	if !ok {
+		if r.URL.Path == wellKnownPath {
+			return serveWellKnown(w, r)
+		}
 		return next.ServeHTTP(w, r)
 	}
 	rs := h.resolver.Load()
