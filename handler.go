@@ -75,9 +75,8 @@ func requestCore(r *http.Request) (string, bool) {
 
 // passedQuery returns the query that the target receives: the request's
 // query for an ARK (inflections never get here: serveInfo answers them),
-// the q-component for a URN.
-// For the foreign resolver it is the whole query with its "?", inflections
-// included: a bare "?" means something there too.
+// the q-component for a URN. For the foreign resolver it is the whole query
+// with its "?", inflections included: a bare "?" means something there too.
 func passedQuery(r *http.Request, core string, res *resolution) (string, error) {
 	raw := r.URL.RawQuery
 	if raw == "" && !r.URL.ForceQuery {
