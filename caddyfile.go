@@ -35,10 +35,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		foreign <url> | 404
 //		max_length <code points>
 //		cache_size <entries> | off
+//		policy <ark:naan/shoulder | ark:naan> <statement>
+//		info_template <file>
 //	}
 //
-// Relative table paths are relative to the Caddyfile. Each map is checked
-// as it is read, so a bad one is reported with its line.
+// Relative table and info_template paths are relative to the Caddyfile.
+// Each map is checked as it is read, so a bad one is reported with its line.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
 	if d.NextArg() {
@@ -62,6 +64,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = unmarshalInt(d, &h.MaxLength, "")
 		case "cache_size":
 			err = unmarshalInt(d, &h.CacheSize, "off")
+		case "policy":
+			err = h.unmarshalPolicy(d)
+		case "info_template":
+			err = h.unmarshalInfoTemplate(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}
@@ -160,6 +166,32 @@ func (h *Handler) unmarshalShoulder(d *caddyfile.Dispenser) error {
 		return d.Errf("shoulder: %v", err)
 	}
 	h.Templates = append(h.Templates, t)
+	return nil
+}
+
+// unmarshalInfoTemplate reads "info_template <file>", relative to the
+// Caddyfile unless absolute.
+func (h *Handler) unmarshalInfoTemplate(d *caddyfile.Dispenser) error {
+	if err := unmarshalOne(d, &h.InfoTemplate); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(h.InfoTemplate) {
+		h.InfoTemplate = filepath.Join(filepath.Dir(d.File()), h.InfoTemplate)
+	}
+	return nil
+}
+
+// unmarshalPolicy reads "policy <prefix> <statement>".
+func (h *Handler) unmarshalPolicy(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) != 2 {
+		return d.Errf("policy: want a prefix and one statement (quote it), got %d arguments", len(args))
+	}
+	p := Policy{Prefix: args[0], Statement: args[1]}
+	if _, err := compilePolicies(append(h.Policies, p)); err != nil {
+		return d.Errf("policy: %v", err)
+	}
+	h.Policies = append(h.Policies, p)
 	return nil
 }
 

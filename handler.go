@@ -17,12 +17,18 @@ import (
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	core, ok := requestCore(r)
 	if !ok {
+		if r.URL.Path == wellKnownPath {
+			return serveWellKnown(w, r)
+		}
 		return next.ServeHTTP(w, r)
 	}
 	rs := h.resolver.Load()
 	res := rs.resolve(core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	setPlaceholders(repl, res)
+	if isInflection(r.URL) && isARKCore(core) && res.outcome != outcomeForeign {
+		return h.serveInfo(w, r, rs, core, res, repl)
+	}
 	if res.key == "" {
 		return writeRefusal(w, res.status, res.reason)
 	}
@@ -31,6 +37,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return writeRefusal(w, http.StatusBadRequest, err.Error())
 	}
 	if res.target == "" && res.tmpl == nil {
+		addLinks(w.Header(), r, res) // a withdrawn identifier still links to its tombstone
 		return writeRefusal(w, res.status, res.reason)
 	}
 	target, ok := res.buildTarget(repl, query)
@@ -41,6 +48,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
 	}
 	repl.Set("http.ark.target", target)
+	addLinks(w.Header(), r, res)
 	if res.status == http.StatusOK {
 		if err := rewrite(r, target); err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
@@ -66,9 +74,9 @@ func requestCore(r *http.Request) (string, bool) {
 }
 
 // passedQuery returns the query that the target receives: the request's
-// query for an ARK unless it is an inflection, the q-component for a URN.
-// For the foreign resolver it is the whole query with its "?", inflections
-// included: a bare "?" means something there too.
+// query for an ARK (inflections never get here: serveInfo answers them),
+// the q-component for a URN. For the foreign resolver it is the whole query
+// with its "?", inflections included: a bare "?" means something there too.
 func passedQuery(r *http.Request, core string, res *resolution) (string, error) {
 	raw := r.URL.RawQuery
 	if raw == "" && !r.URL.ForceQuery {
@@ -83,9 +91,6 @@ func passedQuery(r *http.Request, core string, res *resolution) (string, error) 
 			return "", err
 		}
 		return safeQuery(u.QComponent()), nil
-	}
-	if res.ark.IsInfo() || raw == "" || raw == "?" || raw == "info" {
-		return "", nil
 	}
 	return safeQuery(raw), nil
 }

@@ -7,6 +7,7 @@ package ark
 
 import (
 	"fmt"
+	htmltemplate "html/template"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -65,8 +66,18 @@ type Handler struct {
 	// cache off.
 	CacheSize int `json:"cache_size,omitempty"`
 
+	// Persistence statements for NAANs and shoulders, shown by ?info with
+	// every ARK they cover and on the NAAN or shoulder itself. Their NAANs
+	// count as this site's.
+	Policies []Policy `json:"policies,omitempty"`
+
+	// An html/template file that replaces the built-in HTML page of ?info
+	// for browsers. It is parsed when the configuration loads.
+	InfoTemplate string `json:"info_template,omitempty"`
+
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
+	infoPage *htmltemplate.Template
 }
 
 // CaddyModule returns the Caddy module information.
@@ -77,9 +88,13 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision loads the tables and builds the resolver.
+// Provision parses the ?info page, loads the tables and builds the resolver.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	var err error
+	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
+		return err
+	}
 	rs, err := h.newResolver()
 	if err != nil {
 		return err
@@ -123,6 +138,12 @@ func (h *Handler) newResolver() (*resolver, error) {
 		return nil, err
 	}
 	for naan := range rs.table.naans {
+		rs.ours[naan] = struct{}{}
+	}
+	if rs.policies, err = compilePolicies(h.Policies); err != nil {
+		return nil, err
+	}
+	for naan := range rs.policies {
 		rs.ours[naan] = struct{}{}
 	}
 	if h.CacheSize >= 0 {

@@ -13,9 +13,10 @@ const (
 	outcomeInvalid                 // 400: not a valid identifier
 	outcomeTooLong                 // 414: over max_length
 	outcomeForeign                 // 302 to the global resolver
+	outcomeInfo                    // 200 with metadata, for the ?info inflection
 )
 
-var outcomeNames = [...]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign"}
+var outcomeNames = [...]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "info"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 

@@ -18,6 +18,7 @@ type resolver struct {
 	foreignHost string              // its host name: a request to it is never forwarded there
 	parser      normalize.Parser
 	cache       *resolutionCache // nil when caching is off
+	policies    policies         // persistence statements by NAAN and shoulder
 }
 
 // resolution is what a request core resolves to. It is shared through the

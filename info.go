@@ -1,0 +1,195 @@
+package ark
+
+import (
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// isInflection reports whether the request's query is one of the
+// inflections that ask an ARK for metadata: "?info", and "?" and "??",
+// which the draft recommends treating the same.
+func isInflection(u *url.URL) bool {
+	return u.RawQuery == "info" || u.RawQuery == "?" || (u.RawQuery == "" && u.ForceQuery)
+}
+
+// infoRecord is what ?info says about an identifier, or about a NAAN or
+// shoulder with a policy. Every format renders it; its exported fields and
+// methods are what an info_template sees.
+type infoRecord struct {
+	// ID is the identifier as requested, e.g. "ark:/12345/b2-c4d6".
+	ID string `json:"id"`
+	// Normalized is its normal form, e.g. "ark:12345/b2c4d6".
+	Normalized string `json:"normalized"`
+	// URL is the canonical URL of the identifier on this site.
+	URL string `json:"url"`
+	// Status is the HTTP status the identifier answers with: 200, 302,
+	// 303, 307 or 410; 0 for a NAAN or shoulder.
+	Status int `json:"status,omitempty"`
+	// Target is where the identifier resolves, without query; "" when
+	// withdrawn or for a NAAN or shoulder.
+	Target string `json:"target,omitempty"`
+	// Resolution is how it resolved: "exact", "inherited" (through an
+	// ancestor's entry, with a suffix), "template", or "policy" (a NAAN or
+	// shoulder).
+	Resolution string `json:"resolution"`
+	// Via is the key, ancestor or template prefix that resolved it.
+	Via string `json:"via,omitempty"`
+	// Suffix is what was appended to the ancestor's or template's target.
+	Suffix string `json:"suffix,omitempty"`
+	// Meta is the entry's metadata (the ancestor's when inherited).
+	Meta map[string]string `json:"meta,omitempty"`
+	// Policy is the site's persistence policy covering the identifier.
+	Policy *policyInfo `json:"policy,omitempty"`
+	// Reason says why a withdrawn identifier answers 410: the tombstone.
+	Reason string `json:"reason,omitempty"`
+	// Resolver is the URL under which this site resolves identifiers.
+	Resolver string `json:"resolver"`
+
+	host     string // the name mapping authority, for erc-support
+	policyAt string // the URL of the policy's own ?info, or ""
+	targetAt string // the URL of Target, or ""
+}
+
+// element is one labelled value of a record, with a URL when the value
+// is worth linking to.
+type element struct {
+	// Name is the element's label, e.g. "who".
+	Name string
+	// Value is the element's value; "" when unknown.
+	Value string
+	// Link is a URL for Value, or "".
+	Link string
+}
+
+// metaElements are the meta keys that a record shows in their own place;
+// any others follow them in the details, sorted.
+var metaElements = []string{"who", "what", "when", "where", "persistence", "variance", "allocated"}
+
+// newRecord describes the identifier that res resolved, with target its
+// built target ("" for a withdrawn one).
+func newRecord(r *http.Request, core string, res *resolution, target string, pol *policyInfo) *infoRecord {
+	rec := &infoRecord{ID: core, Normalized: res.key, URL: identifierURL(r, res.key), Status: res.status,
+		Target: target, Resolution: res.how, Via: res.via, Suffix: res.suffix}
+	if res.entry != nil {
+		rec.Meta = res.entry.meta
+	}
+	if res.outcome == outcomeGone {
+		rec.Reason = res.reason
+		if reason := rec.Meta["reason"]; reason != "" {
+			rec.Reason = reason
+		}
+	}
+	rec.finish(r, pol)
+	rec.targetAt = httpURL(target)
+	if strings.HasPrefix(target, "/") {
+		rec.targetAt = siteBase(r) + target
+	}
+	return rec
+}
+
+// newPolicyRecord describes a NAAN or shoulder through its policy.
+func newPolicyRecord(r *http.Request, core string, pol *policyInfo) *infoRecord {
+	rec := &infoRecord{ID: core, Normalized: pol.Prefix, URL: identifierURL(r, pol.Prefix), Resolution: "policy"}
+	rec.finish(r, pol)
+	return rec
+}
+
+// finish sets what every record says about this site and its policy.
+func (rec *infoRecord) finish(r *http.Request, pol *policyInfo) {
+	rec.Resolver = siteBase(r) + "/"
+	rec.host = requestHost(r)
+	if pol != nil {
+		rec.Policy, rec.policyAt = pol, infoURL(r, pol.Prefix)
+	}
+}
+
+// Kernel returns the ERC kernel about the referent: who, what, when and
+// where (its persistent URL unless the metadata gives one).
+func (rec *infoRecord) Kernel() []element {
+	if rec.Resolution == "policy" {
+		return []element{{Name: "who", Value: rec.host}, {Name: "what", Value: "Persistence policy for the ARKs under " + rec.Normalized},
+			{Name: "when"}, {Name: "where", Value: rec.URL, Link: rec.URL}}
+	}
+	where := element{Name: "where", Value: rec.URL, Link: rec.URL}
+	if w := rec.Meta["where"]; w != "" {
+		where = element{Name: "where", Value: w, Link: httpURL(w)}
+	}
+	return []element{{Name: "who", Value: rec.Meta["who"]}, {Name: "what", Value: rec.Meta["what"]},
+		{Name: "when", Value: rec.Meta["when"]}, where}
+}
+
+// Support returns the ERC support segment, the commitment: who makes it
+// (the host answering), what it is (the entry's persistence statement,
+// else the policy's), when (the allocation date) and where it is
+// explained (the policy's own ?info).
+func (rec *infoRecord) Support() []element {
+	what := rec.Meta["persistence"]
+	if what == "" && rec.Policy != nil {
+		what = rec.Policy.Statement
+	}
+	return []element{{Name: "who", Value: rec.host}, {Name: "what", Value: what},
+		{Name: "when", Value: rec.Meta["allocated"]}, {Name: "where", Value: rec.policyAt, Link: rec.policyAt}}
+}
+
+// Details returns everything else: the identifier, its resolution, the
+// persistence and variance statements, the allocation date, the tombstone
+// reason, the policy, then the other metadata keys in sorted order.
+func (rec *infoRecord) Details() []element {
+	out := []element{{Name: "id", Value: rec.ID}, {Name: "normalized", Value: rec.Normalized}, {Name: "url", Value: rec.URL, Link: rec.URL}}
+	add := func(name, value, link string) {
+		if value != "" {
+			out = append(out, element{Name: name, Value: value, Link: link})
+		}
+	}
+	if rec.Status != 0 {
+		add("status", strconv.Itoa(rec.Status)+" "+http.StatusText(rec.Status), "")
+	}
+	add("target", rec.Target, rec.targetAt)
+	add("resolution", rec.Resolution, "")
+	add("via", rec.Via, "")
+	add("suffix", rec.Suffix, "")
+	for _, k := range []string{"persistence", "variance", "allocated"} {
+		add(k, rec.Meta[k], "")
+	}
+	add("reason", rec.Reason, "")
+	if rec.Policy != nil {
+		add("policy", rec.Policy.Statement, "")
+		add("policy-prefix", rec.Policy.Prefix, rec.policyAt)
+	}
+	for _, k := range slices.Sorted(maps.Keys(rec.Meta)) {
+		if !slices.Contains(metaElements, k) && (k != "reason" || rec.Reason == "") {
+			add(k, rec.Meta[k], "")
+		}
+	}
+	return out
+}
+
+// Withdrawn reports whether the record is a tombstone.
+func (rec *infoRecord) Withdrawn() bool { return rec.Status == http.StatusGone }
+
+// Title is a heading for the record: the referent's "what", else the
+// normalized identifier.
+func (rec *infoRecord) Title() string {
+	if what := rec.Meta["what"]; what != "" {
+		return what
+	}
+	return rec.Normalized
+}
+
+// httpURL returns s when it is an absolute http(s) URL, else "".
+func httpURL(s string) string {
+	if strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") {
+		return s
+	}
+	return ""
+}
+
+// isARKCore reports whether the request core is meant as an ARK: it starts
+// with "ark:" in any case.
+func isARKCore(core string) bool {
+	return len(core) >= 4 && strings.EqualFold(core[:4], "ark:")
+}

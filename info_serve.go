@@ -1,0 +1,83 @@
+package ark
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// serveInfo answers a request for an ARK with the ?info, ? or ?? inflection:
+// metadata about the identifier it resolves to (exactly, through an
+// ancestor or through a template), or the policy of the NAAN or shoulder
+// it names. Anything else keeps the answer it would have had (400, 404,
+// 414), since there is nothing here to describe.
+func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver, core string, res *resolution, repl *caddy.Replacer) error {
+	if res.key == "" {
+		naan, ok := bareNAAN(core)
+		if !ok {
+			return writeRefusal(w, res.status, res.reason)
+		}
+		if pol := rs.policies.exact(naan, ""); pol != nil {
+			return h.writeInfo(w, r, repl, newPolicyRecord(r, core, pol))
+		}
+		return writeRefusal(w, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here")
+	}
+	if res.how != "exact" && res.ark.Qualifier() == "" {
+		if pol := rs.policies.exact(res.ark.NAAN(), res.ark.Name()); pol != nil {
+			return h.writeInfo(w, r, repl, newPolicyRecord(r, core, pol))
+		}
+	}
+	if res.entry == nil && res.tmpl == nil {
+		return writeRefusal(w, res.status, res.reason)
+	}
+	target := res.target
+	if res.tmpl != nil {
+		var ok bool
+		if target, ok = res.buildTarget(repl, ""); !ok {
+			return writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
+		}
+	}
+	return h.writeInfo(w, r, repl, newRecord(r, core, res, target, rs.policies.covering(res.ark)))
+}
+
+// bareNAAN returns the NAAN that core names alone ("ark:12345",
+// "ark:/12-345/"), which is not an ARK.
+func bareNAAN(core string) (string, bool) {
+	naan, shoulder, err := parsePrefix(strings.TrimSuffix(core, "/"))
+	return naan, err == nil && shoulder == ""
+}
+
+// writeInfo writes rec in the format the request's Accept header prefers,
+// with a Link to the identifier it describes.
+func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, repl *caddy.Replacer, rec *infoRecord) error {
+	repl.Set("http.ark.outcome", outcomeInfo.String())
+	var body []byte
+	format := negotiate(r.Header.Values("Accept"))
+	switch format {
+	case formatJSON:
+		data, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			return caddyhttp.Error(http.StatusInternalServerError, err)
+		}
+		body = append(data, '\n')
+	case formatHTML:
+		page, err := renderInfoPage(h.infoPage, rec)
+		if err != nil {
+			return caddyhttp.Error(http.StatusInternalServerError, err)
+		}
+		body = page
+	default:
+		body = []byte(anvl(rec))
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", contentTypes[format])
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Add("Vary", "Accept")
+	hdr.Add("Link", "<"+rec.URL+`>; rel="describes"`)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	return nil
+}

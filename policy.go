@@ -1,0 +1,86 @@
+package ark
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// Policy is the site's persistence statement for every ARK under a NAAN or
+// a shoulder. The ?info inflection shows it with each identifier it
+// covers, and on the NAAN or shoulder itself ("ark:12345?info").
+type Policy struct {
+	// The ARKs the statement covers: a shoulder ("ark:12345/t3", every ARK
+	// whose Name starts with "t3") or a bare NAAN ("ark:12345"). The
+	// longest matching shoulder wins over the NAAN.
+	Prefix string `json:"prefix"`
+
+	// The statement itself, for example "Permanent: identifiers under this
+	// NAAN are never reassigned; content may be corrected."
+	Statement string `json:"statement"`
+}
+
+// policyInfo is a policy as shown in a metadata record.
+type policyInfo struct {
+	// Prefix is the normalized NAAN or shoulder, "ark:12345" or "ark:12345/t3".
+	Prefix string `json:"prefix"`
+	// Statement is the persistence statement.
+	Statement string `json:"statement"`
+}
+
+// policies holds the compiled policies by NAAN, then by shoulder ("" for
+// the NAAN's own).
+type policies map[string]map[string]*policyInfo
+
+// compilePolicies validates ps and indexes them. Two policies for the same
+// NAAN or shoulder, in any spelling, are an error.
+func compilePolicies(ps []Policy) (policies, error) {
+	out := policies{}
+	for i, p := range ps {
+		naan, shoulder, err := parsePrefix(p.Prefix)
+		if err != nil {
+			return nil, fmt.Errorf("policies[%d]: %w", i, err)
+		}
+		if strings.TrimSpace(p.Statement) == "" {
+			return nil, fmt.Errorf("policies[%d]: prefix %q: the statement is empty", i, p.Prefix)
+		}
+		if out[naan] == nil {
+			out[naan] = map[string]*policyInfo{}
+		}
+		info := &policyInfo{Prefix: policyPrefix(naan, shoulder), Statement: p.Statement}
+		if _, dup := out[naan][shoulder]; dup {
+			return nil, fmt.Errorf("policies[%d]: prefix %q is %s, which already has a policy", i, p.Prefix, info.Prefix)
+		}
+		out[naan][shoulder] = info
+	}
+	return out, nil
+}
+
+// policyPrefix spells a NAAN or shoulder in normal form.
+func policyPrefix(naan, shoulder string) string {
+	if shoulder == "" {
+		return "ark:" + naan
+	}
+	return "ark:" + naan + "/" + shoulder
+}
+
+// covering returns the policy that covers a: the longest shoulder that
+// starts its Name, else its NAAN's, else nil.
+func (ps policies) covering(a normalize.ARK) *policyInfo {
+	byShoulder := ps[a.NAAN()]
+	var best *policyInfo
+	longest := -1
+	for shoulder, p := range byShoulder {
+		if len(shoulder) > longest && strings.HasPrefix(a.Name(), shoulder) {
+			best, longest = p, len(shoulder)
+		}
+	}
+	return best
+}
+
+// exact returns the policy of exactly this NAAN and shoulder ("" for the
+// NAAN), or nil.
+func (ps policies) exact(naan, shoulder string) *policyInfo {
+	return ps[naan][shoulder]
+}

@@ -1,0 +1,26 @@
+package ark
+
+import (
+	"io"
+	"net/http"
+)
+
+// wellKnownPath is where a host says where its ARK resolver service is
+// (draft-kunze-ark, "IANA Considerations": the "ark" well-known URI of
+// RFC 8615).
+const wellKnownPath = "/.well-known/ark"
+
+// serveWellKnown answers GET /.well-known/ark with the path of the resolver
+// service, ending in "/": appending a compact ARK to it makes a resolution
+// request. It is "/" unless routing stripped a prefix before this handler
+// (handle_path /resolver/* gives "/resolver/").
+func serveWellKnown(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return writeRefusal(w, http.StatusMethodNotAllowed, r.Method+" is not supported here")
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = io.WriteString(w, servicePrefix(r)+"/")
+	return nil
+}
