@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -50,7 +51,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	repl.Set("http.ark.target", target)
 	addLinks(w.Header(), r, res)
 	if res.status == http.StatusOK {
-		if err := rewrite(r, target); err != nil {
+		r, err := rewrite(r, target)
+		if err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
 		return next.ServeHTTP(w, r)
@@ -135,15 +137,24 @@ func setPlaceholders(repl *caddy.Replacer, res *resolution) {
 }
 
 // rewrite points the request at a local target, for the next handler to
-// serve in place.
-func rewrite(r *http.Request, target string) error {
+// serve in place. The handlers after it also see the target as the
+// original request: file_server compares the original path with the one it
+// serves to redirect to a canonical URI with a 308, and an identifier must
+// never be answered with a permanent redirect. The server keeps its own
+// copy of the original for access logs and error routes.
+func rewrite(r *http.Request, target string) (*http.Request, error) {
 	u, err := url.Parse(target)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.URL.ForceQuery = u.Path, u.RawPath, u.RawQuery, false
 	r.RequestURI = r.URL.RequestURI()
-	return nil
+	if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok {
+		served := *r.URL
+		orig.URL, orig.RequestURI = &served, r.RequestURI
+		r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
+	}
+	return r, nil
 }
 
 // writeRefusal answers with status and a one-line plain-text reason.

@@ -11,6 +11,8 @@ func baseSite(t *testing.T) *site {
 	t.Helper()
 	table := writeTable(t, []Entry{
 		{ID: "ark:/12345/b2c4d6", Target: "/dir"},
+		{ID: "ark:12345/d4", Target: "/dir/"},
+		{ID: "ark:12345/d5", Target: "https://repo.example.org/dir/"},
 		{ID: "ark:12345/k8m2n4", Target: "https://repo.example.org/items/k8m2n4", Status: 307},
 		{ID: "ark:12345/f3p0q7", Target: "/objects/x5wf6789.html", Passthrough: new(bool)},
 		{ID: "ark:12345/g5h6j7", Status: 410},
@@ -102,7 +104,7 @@ func TestHeadAnswersLikeGetWithoutBody(t *testing.T) {
 func TestPassthroughAppendsTheNormalizedSuffix(t *testing.T) {
 	s := baseSite(t)
 	page := readFile(t, "testdata/site/dir/sub/s4.html")
-	for _, p := range []string{"/ark:12345/b2c4d6/sub/s4.html", "/ark:/12345/b2-c4d6/sub/s4.html", "/ark:12345/b2c4d6//sub/s4.html"} {
+	for _, p := range []string{"/ark:12345/b2c4d6/sub/s4.html", "/ark:/12345/b2-c4d6/sub/s4.html", "/ark:12345/b2c4d6//sub/s4.html", "/ark:12345/d4/sub/s4.html"} {
 		if got := s.get(p); got.status != 200 || got.body != page {
 			t.Errorf("%s: got %d %q, want the page under the target directory", p, got.status, got.body)
 		}
@@ -112,6 +114,7 @@ func TestPassthroughAppendsTheNormalizedSuffix(t *testing.T) {
 		"/ark:12345/x5abcd/c-2/s4.pdf.en": "https://repo.example.org/abcd/c2/s4.en.pdf",
 		"/ark:12345/x5abcd.pdf.en":        "https://repo.example.org/abcd.en.pdf",
 		"/ark:12345/c3700931/p1":          "https://repo.example.org/c3700931/p1?from=ark",
+		"/ark:12345/d5/c2":                "https://repo.example.org/dir/c2",
 		"/ark:12345/c3700931/p1?page=2":   "https://repo.example.org/c3700931/p1?from=ark&page=2",
 	} {
 		if got := s.get(p); got.status != 302 || got.location != want {
@@ -210,5 +213,29 @@ func TestOtherRequestsPassUntouched(t *testing.T) {
 	}
 	if got := s.get("/index.html"); got.status != 200 || got.body != readFile(t, "testdata/site/index.html") {
 		t.Errorf("/index.html: got %d %q", got.status, got.body)
+	}
+}
+
+// file_server redirects to a canonical URI (308, permanent) when the last
+// path segment it serves equals the request's; an identifier must never be
+// answered with a permanent redirect.
+func TestInPlaceNeverRedirectsPermanently(t *testing.T) {
+	s := startSite(t, `
+	root * `+testRoot(t)+`
+	ark {
+		map ark:12345/x5noext /objects/x5noext
+		map ark:12345/b2c4d6 /objects/b2c4d6/
+	}
+	file_server`)
+	for p, file := range map[string]string{
+		"/ark:12345/x5noext":  "testdata/site/objects/x5noext",
+		"/ark:12345/x5noext/": "testdata/site/objects/x5noext",
+		"/ark:12345/x5noext.": "testdata/site/objects/x5noext",
+		"/ark:12345/b2c4d6":   "testdata/site/objects/b2c4d6/index.html",
+		"/ark:12345/b2c4d6/":  "testdata/site/objects/b2c4d6/index.html",
+	} {
+		if got := s.get(p); got.status != http.StatusOK || got.body != readFile(t, file) {
+			t.Errorf("%s: got %d Location %q, want 200 with %s", p, got.status, got.location, file)
+		}
 	}
 }

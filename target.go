@@ -16,6 +16,9 @@ func joinTarget(target, suffix, query string) string {
 	var b strings.Builder
 	b.Grow(len(target) + len(suffix) + len(query) + 2)
 	b.WriteString(base)
+	if strings.HasSuffix(base, "/") && strings.HasPrefix(suffix, "/") {
+		suffix = suffix[1:] // a target naming a directory already ends in the separator
+	}
 	b.WriteString(suffix)
 	switch {
 	case hasQuery && query != "":
