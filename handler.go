@@ -26,7 +26,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	rs := h.resolver.Load()
 	res := rs.resolve(core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	setPlaceholders(repl, res)
+	vars := &arkVars{res: res}
+	repl.Map(vars.get)
 	if isInflection(r.URL) && isARKCore(core) && res.outcome != outcomeForeign {
 		return h.serveInfo(w, r, rs, core, res, repl)
 	}
@@ -48,7 +49,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if res.outcome == outcomeForeign && strings.EqualFold(hostname(r.Host), rs.foreignHost) {
 		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
 	}
-	repl.Set("http.ark.target", target)
+	vars.target = target
 	addLinks(w.Header(), r, res)
 	if res.status == http.StatusOK {
 		r, err := rewrite(r, target)
@@ -115,25 +116,6 @@ func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, 
 		return "", false
 	}
 	return joinTarget(target, "", query), true
-}
-
-// setPlaceholders makes the resolution's parts available as {http.ark.*}
-// to templates, later handlers and logs.
-func setPlaceholders(repl *caddy.Replacer, res *resolution) {
-	repl.Set("http.ark.outcome", res.outcome.String())
-	if res.key == "" {
-		return
-	}
-	repl.Set("http.ark.id", res.key)
-	repl.Set("http.ark.suffix", res.suffix)
-	repl.Set("http.ark.via", res.via)
-	if res.isARK {
-		name := res.ark.Name()
-		repl.Set("http.ark.naan", res.ark.NAAN())
-		repl.Set("http.ark.name", name)
-		repl.Set("http.ark.shoulder", res.shoulder)
-		repl.Set("http.ark.blade", name[len(res.shoulder):])
-	}
 }
 
 // rewrite points the request at a local target, for the next handler to

@@ -12,15 +12,22 @@ import (
 // prefix. When the Host header holds a byte that may not stand in a URL,
 // it returns the prefix alone, so that links are path-absolute references.
 func siteBase(r *http.Request) string {
-	host := requestHost(r)
-	if host == "" {
-		return servicePrefix(r)
+	origin, host, prefix := baseParts(r)
+	return origin + host + prefix
+}
+
+// baseParts returns siteBase in three parts, for callers that build a
+// longer string with one allocation: "http://" or "https://" (or "" with
+// no usable host), the host, and the service prefix.
+func baseParts(r *http.Request) (scheme, host, prefix string) {
+	prefix = servicePrefix(r)
+	if host = requestHost(r); host == "" {
+		return "", "", prefix
 	}
-	scheme := "http://"
 	if r.TLS != nil {
-		scheme = "https://"
+		return "https://", host, prefix
 	}
-	return scheme + host + servicePrefix(r)
+	return "http://", host, prefix
 }
 
 // requestHost returns the request's host and port, or "" when it holds a
@@ -74,10 +81,11 @@ func addLinks(h http.Header, r *http.Request, res *resolution) {
 	default:
 		return
 	}
+	scheme, host, prefix := baseParts(r)
 	if res.isARK {
-		h.Add("Link", "<"+infoURL(r, res.key)+`>; rel="describedby"`)
+		h["Link"] = append(h["Link"], "<"+scheme+host+prefix+"/"+res.key+`?info>; rel="describedby"`)
 	}
 	if res.outcome == outcomeInPlace {
-		h.Add("Link", "<"+identifierURL(r, res.key)+`>; rel="cite-as"`)
+		h["Link"] = append(h["Link"], "<"+scheme+host+prefix+"/"+res.key+`>; rel="cite-as"`)
 	}
 }
