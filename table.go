@@ -125,12 +125,29 @@ func (b *tableBuilder) loadFile(path string) error {
 	if err == nil {
 		return nil
 	}
-	line := lineAt(path, offset)
-	if n < 0 {
-		return fmt.Errorf("%s:%d: %v", path, line, err)
-	}
-	return fmt.Errorf("%s:%d: entry %d: %v", path, line, n, err)
+	return &loadError{file: path, line: lineAt(path, offset), entry: n, err: err}
 }
+
+// loadError is an entry, or a part of a table file outside the entries,
+// that failed to load: where it is, and why.
+type loadError struct {
+	file  string // the table file; "" for the handler's own entries
+	line  int    // 1-based line in file
+	entry int    // index of the entry at fault; -1 when outside the entries
+	err   error
+}
+
+func (e *loadError) Error() string {
+	switch {
+	case e.file == "":
+		return fmt.Sprintf("entries[%d]: %v", e.entry, e.err)
+	case e.entry < 0:
+		return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err)
+	}
+	return fmt.Sprintf("%s:%d: entry %d: %v", e.file, e.line, e.entry, e.err)
+}
+
+func (e *loadError) Unwrap() error { return e.err }
 
 // read decodes {"entries": [...]} from r, adding each entry as it comes. On
 // error it returns the index of the entry at fault (-1 when the error is
@@ -217,7 +234,7 @@ func loadTable(files []string, inline []Entry) (*table, error) {
 	b.startSource("entries")
 	for i, e := range inline {
 		if err := b.add(e); err != nil {
-			return nil, fmt.Errorf("entries[%d]: %v", i, err)
+			return nil, &loadError{entry: i, err: err}
 		}
 	}
 	return b.t, nil
