@@ -67,6 +67,7 @@ type Handler struct {
 
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
+	live     liveTable
 }
 
 // CaddyModule returns the Caddy module information.
@@ -77,10 +78,15 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision loads the tables and builds the resolver.
+// Provision loads the tables, or shares them with the config being
+// replaced, and builds the resolver.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	rs, err := h.newResolver()
+	t, err := h.openTable()
+	if err != nil {
+		return err
+	}
+	rs, err := h.newResolver(t)
 	if err != nil {
 		return err
 	}
@@ -88,9 +94,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// newResolver builds a resolver from the configuration: table, templates
-// and cache.
-func (h *Handler) newResolver() (*resolver, error) {
+// newResolver builds a resolver for table t from the configuration:
+// templates and a new cache.
+func (h *Handler) newResolver(t *table) (*resolver, error) {
 	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
 	for _, n := range h.NAANs {
 		naan, _, err := parsePrefix("ark:" + n)
@@ -118,14 +124,12 @@ func (h *Handler) newResolver() (*resolver, error) {
 	if u, err := url.Parse(rs.foreign); err == nil {
 		rs.foreignHost = u.Hostname()
 	}
-	var err error
-	if rs.table, err = loadTable(h.Tables, h.Entries); err != nil {
-		return nil, err
-	}
+	rs.table = t
 	for naan := range rs.table.naans {
 		rs.ours[naan] = struct{}{}
 	}
 	if h.CacheSize >= 0 {
+		var err error
 		if rs.cache, err = newResolutionCache(h.cacheSize()); err != nil {
 			return nil, err
 		}
@@ -164,8 +168,9 @@ func (h *Handler) Validate() error {
 	return nil
 }
 
-// Cleanup stops the cache's goroutines.
+// Cleanup stops the cache's goroutines and releases the table.
 func (h *Handler) Cleanup() error {
+	h.releaseTable()
 	if rs := h.resolver.Load(); rs != nil && rs.cache != nil {
 		rs.cache.close()
 	}
