@@ -28,7 +28,16 @@ func newResolutionCache(size int) (*resolutionCache, error) {
 	return &resolutionCache{c: c}, nil
 }
 
-func (rc *resolutionCache) get(core string) (*resolution, bool) { return rc.c.Get(core) }
+// get returns the cached resolution of core, counting the hit or miss.
+func (rc *resolutionCache) get(core string) (*resolution, bool) {
+	res, ok := rc.c.Get(core)
+	if ok {
+		arkMetrics.cacheHits.Inc()
+	} else {
+		arkMetrics.cacheMisses.Inc()
+	}
+	return res, ok
+}
 
 func (rc *resolutionCache) set(core string, res *resolution) { rc.c.Set(core, res, 1) }
 

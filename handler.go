@@ -24,23 +24,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	setPlaceholders(repl, res)
 	if res.key == "" {
+		h.observe(r, repl, core, res, res.outcome, "")
 		return writeRefusal(w, res.status, res.reason)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
+		h.observe(r, repl, core, res, outcomeInvalid, "")
 		return writeRefusal(w, http.StatusBadRequest, err.Error())
 	}
 	if res.target == "" && res.tmpl == nil {
+		h.observe(r, repl, core, res, res.outcome, "")
 		return writeRefusal(w, res.status, res.reason)
 	}
 	target, ok := res.buildTarget(repl, query)
 	if !ok {
+		h.observe(r, repl, core, res, outcomeInvalid, "")
 		return writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
 	}
 	if res.outcome == outcomeForeign && strings.EqualFold(hostname(r.Host), rs.foreignHost) {
+		h.observe(r, repl, core, res, outcomeNotFound, "")
 		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
 	}
 	repl.Set("http.ark.target", target)
+	h.observe(r, repl, core, res, res.outcome, target)
 	if res.status == http.StatusOK {
 		if err := rewrite(r, target); err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)

@@ -78,10 +78,13 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision loads the tables, or shares them with the config being
-// replaced, and builds the resolver.
+// Provision registers the metrics, loads the tables, or shares them with
+// the config being replaced, and builds the resolver.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if err := h.joinMetrics(ctx); err != nil {
+		return err
+	}
 	t, err := h.openTable()
 	if err != nil {
 		return err
@@ -168,8 +171,10 @@ func (h *Handler) Validate() error {
 	return nil
 }
 
-// Cleanup stops the cache's goroutines and releases the table.
+// Cleanup stops the cache's goroutines, and releases the table and the
+// metrics.
 func (h *Handler) Cleanup() error {
+	h.leaveMetrics()
 	h.releaseTable()
 	if rs := h.resolver.Load(); rs != nil && rs.cache != nil {
 		rs.cache.close()

@@ -7,7 +7,19 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
+
+// counterValue reads a counter in this process.
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
 
 // pooled returns the tables in the pool.
 func pooled() []*table {
@@ -44,6 +56,7 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 		}
 	}
 	check("first config")
+	loads := counterValue(t, arkMetrics.loadsOK[triggerConfig])
 	first := pooled()
 	if len(first) != 1 {
 		t.Fatalf("%d tables in the pool, want 1", len(first))
@@ -57,6 +70,9 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(fmt.Sprintf("reload %d", i))
+	}
+	if got := counterValue(t, arkMetrics.loadsOK[triggerConfig]) - loads; got != 0 {
+		t.Errorf("caddy_ark_table_loads_total counted %v reads of the unchanged table in %d reloads", got, reloads)
 	}
 	if now := pooled(); len(now) != 1 || now[0] != first[0] {
 		t.Errorf("after %d reloads the pool holds %d tables, the first one: %v; want just the first", reloads, len(now), len(now) > 0 && now[0] == first[0])

@@ -23,11 +23,12 @@ import (
 var tables = caddy.NewUsagePool()
 
 // liveTable is what a Handler keeps about the table it serves, besides the
-// resolver: the table's place in the pool.
+// resolver: the table's place in the pool, and its metric.
 type liveTable struct {
-	inline string      // hash of the handler's own entries, part of every key
-	key    string      // pool key of the table in use, "" once released
-	stamps []fileStamp // the versions of the files it was read from
+	inline  string            // hash of the handler's own entries, part of every key
+	key     string            // pool key of the table in use, "" once released
+	stamps  []fileStamp       // the versions of the files it was read from
+	entries *entriesCollector // the config's caddy_ark_table_entries
 }
 
 // pooledTable is a table in the pool.
@@ -95,7 +96,7 @@ func (h *Handler) openTable() (*table, error) {
 	for try := 1; ; try++ {
 		stamps := statFiles(h.Tables)
 		key := tableKey(h.Tables, stamps, h.live.inline)
-		t, err := h.acquireTable(key, stamps)
+		t, err := h.acquireTable(key, stamps, triggerConfig)
 		if errors.Is(err, errChanged) && try < 3 {
 			continue
 		}
@@ -110,9 +111,9 @@ func (h *Handler) openTable() (*table, error) {
 // acquireTable returns the table of key, reading the files (expected at
 // stamps) when the pool does not hold it yet. Unless it fails, the caller
 // must release key with tables.Delete once it no longer uses the table.
-func (h *Handler) acquireTable(key string, stamps []fileStamp) (*table, error) {
+func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (*table, error) {
 	v, _, err := tables.LoadOrNew(key, func() (caddy.Destructor, error) {
-		t, err := h.readTable(stamps)
+		t, err := h.readTable(stamps, trigger)
 		if err != nil {
 			return nil, err
 		}
@@ -126,17 +127,20 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp) (*table, error) {
 }
 
 // readTable reads and indexes the handler's tables, which are expected at
-// stamps, logging the load.
-func (h *Handler) readTable(stamps []fileStamp) (*table, error) {
+// stamps, counting and logging the load.
+func (h *Handler) readTable(stamps []fileStamp, trigger int) (*table, error) {
 	start := time.Now()
 	t, err := loadTable(h.Tables, h.Entries)
 	if !slices.Equal(statFiles(h.Tables), stamps) {
 		return nil, errChanged // not a result: the file is read again once it settles
 	}
 	if err != nil {
+		arkMetrics.loadsError[trigger].Inc()
 		return nil, err
 	}
+	arkMetrics.loadsOK[trigger].Inc()
 	h.logger.Info("table loaded",
+		zap.String("trigger", triggerNames[trigger]),
 		zap.Strings("files", h.Tables),
 		zap.Int("entries", t.len()),
 		zap.Duration("duration", time.Since(start)))
