@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -35,6 +36,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		foreign <url> | 404
 //		max_length <code points>
 //		cache_size <entries> | off
+//		watch [<interval>]
 //	}
 //
 // Relative table paths are relative to the Caddyfile. Each map is checked
@@ -62,6 +64,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = unmarshalInt(d, &h.MaxLength, "")
 		case "cache_size":
 			err = unmarshalInt(d, &h.CacheSize, "off")
+		case "watch":
+			err = h.unmarshalWatch(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}
@@ -160,6 +164,23 @@ func (h *Handler) unmarshalShoulder(d *caddyfile.Dispenser) error {
 		return d.Errf("shoulder: %v", err)
 	}
 	h.Templates = append(h.Templates, t)
+	return nil
+}
+
+// unmarshalWatch reads "watch [<interval>]".
+func (h *Handler) unmarshalWatch(d *caddyfile.Dispenser) error {
+	h.Watch = true
+	if !d.NextArg() {
+		return nil
+	}
+	interval, err := caddy.ParseDuration(d.Val())
+	if err != nil || interval <= 0 {
+		return d.Errf("watch: %q is not a positive duration", d.Val())
+	}
+	h.WatchInterval = caddy.Duration(interval)
+	if d.NextArg() {
+		return d.ArgErr()
+	}
 	return nil
 }
 

@@ -8,8 +8,10 @@ package ark
 import (
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -65,6 +67,16 @@ type Handler struct {
 	// cache off.
 	CacheSize int `json:"cache_size,omitempty"`
 
+	// Whether to reload the table files when they change on disk, without
+	// a config reload. A new version is read once it has stayed the same
+	// for one watch interval, and swapped in only if it loads without
+	// error; otherwise the running table keeps serving and the error is
+	// logged.
+	Watch bool `json:"watch,omitempty"`
+
+	// How often watched table files are checked for changes. Default 1s.
+	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
+
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
 	live     liveTable
@@ -79,7 +91,7 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 }
 
 // Provision registers the metrics, loads the tables, or shares them with
-// the config being replaced, and builds the resolver.
+// the config being replaced, builds the resolver and starts watching.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	if err := h.joinMetrics(ctx); err != nil {
@@ -94,6 +106,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.resolver.Store(rs)
+	h.startWatching()
 	return nil
 }
 
@@ -136,6 +149,10 @@ func (h *Handler) newResolver(t *table) (*resolver, error) {
 		if rs.cache, err = newResolutionCache(h.cacheSize()); err != nil {
 			return nil, err
 		}
+		// A resolver swapped out by watch may still serve requests in
+		// flight, and closing a cache in use is not safe: close it when no
+		// request can reach the resolver any more.
+		runtime.AddCleanup(rs, (*resolutionCache).close, rs.cache)
 	}
 	return rs, nil
 }
@@ -162,6 +179,9 @@ func (h *Handler) Validate() error {
 	if h.CacheSize < -1 {
 		return fmt.Errorf("cache_size %d: must be positive, or -1 for no cache", h.CacheSize)
 	}
+	if h.WatchInterval < 0 {
+		return fmt.Errorf("watch_interval %v: must be positive", time.Duration(h.WatchInterval))
+	}
 	if h.Foreign != "" && h.Foreign != "404" {
 		u, err := url.Parse(h.Foreign)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -171,9 +191,10 @@ func (h *Handler) Validate() error {
 	return nil
 }
 
-// Cleanup stops the cache's goroutines, and releases the table and the
-// metrics.
+// Cleanup stops the watcher and the cache's goroutines, and releases the
+// table and the metrics.
 func (h *Handler) Cleanup() error {
+	h.stopWatching()
 	h.leaveMetrics()
 	h.releaseTable()
 	if rs := h.resolver.Load(); rs != nil && rs.cache != nil {

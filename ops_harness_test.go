@@ -133,6 +133,19 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// replaceFile writes content to path the way editors save: to a temporary
+// file in the same directory, renamed over path.
+func replaceFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // tableJSON is a table file holding entries.
 func tableJSON(t *testing.T, entries ...Entry) string {
 	t.Helper()

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -23,12 +24,16 @@ import (
 var tables = caddy.NewUsagePool()
 
 // liveTable is what a Handler keeps about the table it serves, besides the
-// resolver: the table's place in the pool, and its metric.
+// resolver: the table's place in the pool, its metric, and the watcher.
+// Once the watcher runs, only it touches key and stamps, until Cleanup has
+// stopped it.
 type liveTable struct {
 	inline  string            // hash of the handler's own entries, part of every key
 	key     string            // pool key of the table in use, "" once released
 	stamps  []fileStamp       // the versions of the files it was read from
 	entries *entriesCollector // the config's caddy_ark_table_entries
+	stop    chan struct{}     // closed to stop the watcher; nil when none runs
+	done    chan struct{}     // closed when the watcher has stopped
 }
 
 // pooledTable is a table in the pool.
@@ -136,6 +141,9 @@ func (h *Handler) readTable(stamps []fileStamp, trigger int) (*table, error) {
 	}
 	if err != nil {
 		arkMetrics.loadsError[trigger].Inc()
+		if trigger == triggerWatch {
+			h.logger.Error("table not reloaded: the running table keeps serving", loadErrorFields(err)...)
+		}
 		return nil, err
 	}
 	arkMetrics.loadsOK[trigger].Inc()
@@ -145,6 +153,31 @@ func (h *Handler) readTable(stamps []fileStamp, trigger int) (*table, error) {
 		zap.Int("entries", t.len()),
 		zap.Duration("duration", time.Since(start)))
 	return t, nil
+}
+
+// loadErrorFields describes a failed load for the log: the file, the line
+// and entry when known, and the reason.
+func loadErrorFields(err error) []zap.Field {
+	var le *loadError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &le):
+		file := le.file
+		if file == "" {
+			file = "entries"
+		}
+		fields := []zap.Field{zap.String("file", file)}
+		if le.line > 0 {
+			fields = append(fields, zap.Int("line", le.line))
+		}
+		if le.entry >= 0 {
+			fields = append(fields, zap.Int("entry", le.entry))
+		}
+		return append(fields, zap.String("reason", le.err.Error()))
+	case errors.As(err, &pe):
+		return []zap.Field{zap.String("file", pe.Path), zap.String("reason", pe.Err.Error())}
+	}
+	return []zap.Field{zap.String("reason", err.Error())}
 }
 
 // releaseTable gives the handler's table back to the pool.
