@@ -95,14 +95,21 @@ func BenchmarkTableLoad(b *testing.B) {
 func benchResolver(b *testing.B, keys []string, cacheSize int) *resolver {
 	b.Helper()
 	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, CacheSize: cacheSize, Foreign: "404"}
-	rs, err := h.newResolver()
+	rs, err := newBenchResolver(h)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if rs.cache != nil {
-		b.Cleanup(rs.cache.close)
-	}
 	return rs
+}
+
+// newBenchResolver loads h's table and builds its resolver, as Provision
+// does without a Caddy context.
+func newBenchResolver(h *Handler) (*resolver, error) {
+	t, err := loadTable(h.Tables, h.Entries)
+	if err != nil {
+		return nil, err
+	}
+	return h.newResolver(t)
 }
 
 // BenchmarkResolve measures resolution of request cores against a
@@ -146,11 +153,10 @@ func BenchmarkServeHTTP(b *testing.B) {
 	keys := syntheticKeys(100_000)
 	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, Foreign: "404",
 		Entries: []Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html"}}}
-	rs, err := h.newResolver()
+	rs, err := newBenchResolver(h)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(rs.cache.close)
 	h.resolver.Store(rs)
 	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
 	for name, path := range map[string]string{"redirect": "/" + keys[42], "inplace": "/ark:/12345/in-place1"} {

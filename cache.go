@@ -1,6 +1,8 @@
 package ark
 
 import (
+	"sync"
+
 	"github.com/dgraph-io/ristretto/v2"
 )
 
@@ -11,7 +13,8 @@ const defaultCacheSize = 100_000
 // admission keeps frequently requested identifiers in it even when a flood of
 // one-off requests (random or unknown identifiers) passes through.
 type resolutionCache struct {
-	c *ristretto.Cache[string, *resolution]
+	c      *ristretto.Cache[string, *resolution]
+	closed sync.Once
 }
 
 // newResolutionCache returns a cache for size resolutions.
@@ -28,9 +31,19 @@ func newResolutionCache(size int) (*resolutionCache, error) {
 	return &resolutionCache{c: c}, nil
 }
 
-func (rc *resolutionCache) get(core string) (*resolution, bool) { return rc.c.Get(core) }
+// get returns the cached resolution of core, counting the hit or miss.
+func (rc *resolutionCache) get(core string) (*resolution, bool) {
+	res, ok := rc.c.Get(core)
+	if ok {
+		arkMetrics.cacheHits.Inc()
+	} else {
+		arkMetrics.cacheMisses.Inc()
+	}
+	return res, ok
+}
 
 func (rc *resolutionCache) set(core string, res *resolution) { rc.c.Set(core, res, 1) }
 
-// close stops the cache's goroutines.
-func (rc *resolutionCache) close() { rc.c.Close() }
+// close stops the cache's goroutines. It may be called more than once, but
+// not while the cache is in use: ristretto's Close races with Get and Set.
+func (rc *resolutionCache) close() { rc.closed.Do(rc.c.Close) }

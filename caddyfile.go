@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -37,6 +38,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		cache_size <entries> | off
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
+//		watch [<interval>]
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -68,6 +70,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalPolicy(d)
 		case "info_template":
 			err = h.unmarshalInfoTemplate(d)
+		case "watch":
+			err = h.unmarshalWatch(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}
@@ -166,6 +170,23 @@ func (h *Handler) unmarshalShoulder(d *caddyfile.Dispenser) error {
 		return d.Errf("shoulder: %v", err)
 	}
 	h.Templates = append(h.Templates, t)
+	return nil
+}
+
+// unmarshalWatch reads "watch [<interval>]".
+func (h *Handler) unmarshalWatch(d *caddyfile.Dispenser) error {
+	h.Watch = true
+	if !d.NextArg() {
+		return nil
+	}
+	interval, err := caddy.ParseDuration(d.Val())
+	if err != nil || interval <= 0 {
+		return d.Errf("watch: %q is not a positive duration", d.Val())
+	}
+	h.WatchInterval = caddy.Duration(interval)
+	if d.NextArg() {
+		return d.ArgErr()
+	}
 	return nil
 }
 

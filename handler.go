@@ -29,28 +29,36 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	vars := &arkVars{res: res}
 	repl.Map(vars.get)
 	if isInflection(r.URL) && isARKCore(core) && res.outcome != outcomeForeign {
-		return h.serveInfo(w, r, rs, core, res, repl)
+		out, err := h.serveInfo(w, r, rs, core, res, repl)
+		h.observe(r, repl, core, res, out, "")
+		return err
 	}
 	if res.key == "" {
+		h.observe(r, repl, core, res, res.outcome, "")
 		return writeRefusal(w, res.status, res.reason)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
+		h.observe(r, repl, core, res, outcomeInvalid, "")
 		return writeRefusal(w, http.StatusBadRequest, err.Error())
 	}
 	if res.target == "" && res.tmpl == nil {
 		addLinks(w.Header(), r, res) // a withdrawn identifier still links to its tombstone
+		h.observe(r, repl, core, res, res.outcome, "")
 		return writeRefusal(w, res.status, res.reason)
 	}
 	target, ok := res.buildTarget(repl, query)
 	if !ok {
+		h.observe(r, repl, core, res, outcomeInvalid, "")
 		return writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
 	}
 	if res.outcome == outcomeForeign && strings.EqualFold(hostname(r.Host), rs.foreignHost) {
+		h.observe(r, repl, core, res, outcomeNotFound, "")
 		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
 	}
 	vars.target = target
 	addLinks(w.Header(), r, res)
+	h.observe(r, repl, core, res, res.outcome, target)
 	if res.status == http.StatusOK {
 		r, err := rewrite(r, target)
 		if err != nil {

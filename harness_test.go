@@ -21,8 +21,9 @@ import (
 // site is a real Caddy server, running in this process on a loopback port,
 // with a config adapted from a Caddyfile.
 type site struct {
-	t    *testing.T
-	base string // http://127.0.0.1:port
+	t      *testing.T
+	base   string // http://127.0.0.1:port
+	global string // the global options block; globalOptions when ""
 }
 
 // globalOptions keep test servers off the admin port and the disk.
@@ -58,7 +59,11 @@ func (s *site) load(body string) error {
 		port = strconv.Itoa(freePort(s.t))
 		s.base = "http://127.0.0.1:" + port
 	}
-	caddyfile := globalOptions + "\n:" + port + " {\n\tbind 127.0.0.1\n" + body + "\n}\n"
+	global := globalOptions
+	if s.global != "" {
+		global = s.global
+	}
+	caddyfile := global + "\n:" + port + " {\n\tbind 127.0.0.1\n" + body + "\n}\n"
 	cfg, err := adaptCaddyfile(caddyfile, filepath.Join(s.t.TempDir(), "Caddyfile"))
 	if err != nil {
 		return err

@@ -13,34 +13,35 @@ import (
 // metadata about the identifier it resolves to (exactly, through an
 // ancestor or through a template), or the policy of the NAAN or shoulder
 // it names. Anything else keeps the answer it would have had (400, 404,
-// 414), since there is nothing here to describe.
-func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver, core string, res *resolution, repl *caddy.Replacer) error {
+// 414), since there is nothing here to describe. It returns the outcome of
+// the answer it gave.
+func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver, core string, res *resolution, repl *caddy.Replacer) (outcome, error) {
 	if res.key == "" {
 		naan, ok := bareNAAN(core)
 		if !ok {
-			return writeRefusal(w, res.status, res.reason)
+			return res.outcome, writeRefusal(w, res.status, res.reason)
 		}
 		if pol := rs.policies.exact(naan, ""); pol != nil {
-			return h.writeInfo(w, r, repl, newPolicyRecord(r, core, pol))
+			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(r, core, pol))
 		}
-		return writeRefusal(w, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here")
+		return outcomeNotFound, writeRefusal(w, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here")
 	}
 	if res.how != "exact" && res.ark.Qualifier() == "" {
 		if pol := rs.policies.exact(res.ark.NAAN(), res.ark.Name()); pol != nil {
-			return h.writeInfo(w, r, repl, newPolicyRecord(r, core, pol))
+			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(r, core, pol))
 		}
 	}
 	if res.entry == nil && res.tmpl == nil {
-		return writeRefusal(w, res.status, res.reason)
+		return res.outcome, writeRefusal(w, res.status, res.reason)
 	}
 	target := res.target
 	if res.tmpl != nil {
 		var ok bool
 		if target, ok = res.buildTarget(repl, ""); !ok {
-			return writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
+			return outcomeInvalid, writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
 		}
 	}
-	return h.writeInfo(w, r, repl, newRecord(r, core, res, target, rs.policies.covering(res.ark)))
+	return outcomeMetadata, h.writeInfo(w, r, newRecord(r, core, res, target, rs.policies.covering(res.ark)))
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",
@@ -52,8 +53,7 @@ func bareNAAN(core string) (string, bool) {
 
 // writeInfo writes rec in the format the request's Accept header prefers,
 // with a Link to the identifier it describes.
-func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, repl *caddy.Replacer, rec *infoRecord) error {
-	repl.Set("http.ark.outcome", outcomeInfo.String())
+func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *infoRecord) error {
 	var body []byte
 	format := negotiate(r.Header.Values("Accept"))
 	switch format {

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -75,9 +77,20 @@ type Handler struct {
 	// for browsers. It is parsed when the configuration loads.
 	InfoTemplate string `json:"info_template,omitempty"`
 
+	// Whether to reload the table files when they change on disk, without
+	// a config reload. A new version is read once it has stayed the same
+	// for one watch interval, and swapped in only if it loads without
+	// error; otherwise the running table keeps serving and the error is
+	// logged.
+	Watch bool `json:"watch,omitempty"`
+
+	// How often watched table files are checked for changes. Default 1s.
+	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
+
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
 	infoPage *htmltemplate.Template
+	live     liveTable
 }
 
 // CaddyModule returns the Caddy module information.
@@ -88,24 +101,34 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision parses the ?info page, loads the tables and builds the resolver.
+// Provision registers the metrics, parses the ?info page, loads the
+// tables, or shares them with the config being replaced, builds the
+// resolver and starts watching.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if err := h.joinMetrics(ctx); err != nil {
+		return err
+	}
 	var err error
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}
-	rs, err := h.newResolver()
+	t, err := h.openTable()
+	if err != nil {
+		return err
+	}
+	rs, err := h.newResolver(t)
 	if err != nil {
 		return err
 	}
 	h.resolver.Store(rs)
+	h.startWatching()
 	return nil
 }
 
-// newResolver builds a resolver from the configuration: table, templates
-// and cache.
-func (h *Handler) newResolver() (*resolver, error) {
+// newResolver builds a resolver for table tbl from the configuration:
+// templates and a new cache.
+func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
 	for _, n := range h.NAANs {
 		naan, _, err := parsePrefix("ark:" + n)
@@ -133,13 +156,11 @@ func (h *Handler) newResolver() (*resolver, error) {
 	if u, err := url.Parse(rs.foreign); err == nil {
 		rs.foreignHost = u.Hostname()
 	}
-	var err error
-	if rs.table, err = loadTable(h.Tables, h.Entries); err != nil {
-		return nil, err
-	}
+	rs.table = tbl
 	for naan := range rs.table.naans {
 		rs.ours[naan] = struct{}{}
 	}
+	var err error
 	if rs.policies, err = compilePolicies(h.Policies); err != nil {
 		return nil, err
 	}
@@ -150,6 +171,10 @@ func (h *Handler) newResolver() (*resolver, error) {
 		if rs.cache, err = newResolutionCache(h.cacheSize()); err != nil {
 			return nil, err
 		}
+		// A resolver swapped out by watch may still serve requests in
+		// flight, and closing a cache in use is not safe: close it when no
+		// request can reach the resolver any more.
+		runtime.AddCleanup(rs, (*resolutionCache).close, rs.cache)
 	}
 	return rs, nil
 }
@@ -176,6 +201,9 @@ func (h *Handler) Validate() error {
 	if h.CacheSize < -1 {
 		return fmt.Errorf("cache_size %d: must be positive, or -1 for no cache", h.CacheSize)
 	}
+	if h.WatchInterval < 0 {
+		return fmt.Errorf("watch_interval %v: must be positive", time.Duration(h.WatchInterval))
+	}
 	if h.Foreign != "" && h.Foreign != "404" {
 		u, err := url.Parse(h.Foreign)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -185,8 +213,12 @@ func (h *Handler) Validate() error {
 	return nil
 }
 
-// Cleanup stops the cache's goroutines.
+// Cleanup stops the watcher and the cache's goroutines, and releases the
+// table and the metrics.
 func (h *Handler) Cleanup() error {
+	h.stopWatching()
+	h.leaveMetrics()
+	h.releaseTable()
 	if rs := h.resolver.Load(); rs != nil && rs.cache != nil {
 		rs.cache.close()
 	}

@@ -13,10 +13,12 @@ const (
 	outcomeInvalid                 // 400: not a valid identifier
 	outcomeTooLong                 // 414: over max_length
 	outcomeForeign                 // 302 to the global resolver
-	outcomeInfo                    // 200 with metadata, for the ?info inflection
+	outcomeMetadata                // the identifier's metadata (?info)
+
+	numOutcomes = iota // how many outcomes there are
 )
 
-var outcomeNames = [...]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "info"}
+var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 

@@ -236,18 +236,36 @@ func (b *tableBuilder) loadFile(path string) error {
 	b.startSource(path)
 	tr := newTableReader(f)
 	entry, err := tr.each(func(_ int, e *Entry) error { return b.add(e) })
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case entry < 0:
-		return fmt.Errorf("%s:%d: %v", path, tr.line, err)
 	}
-	return fmt.Errorf("%s:%d: entry %d: %v", path, tr.line, entry, err)
+	return &loadError{file: path, line: tr.line, entry: entry, err: err}
 }
 
 // bytesPerEntry estimates a table file's size per entry, to size the index
 // before reading it.
 const bytesPerEntry = 80
+
+// loadError is an entry, or a part of a table file outside the entries,
+// that failed to load: where it is, and why.
+type loadError struct {
+	file  string // the table file; "" for the handler's own entries
+	line  int    // 1-based line in file
+	entry int    // index of the entry at fault; -1 when outside the entries
+	err   error
+}
+
+func (e *loadError) Error() string {
+	switch {
+	case e.file == "":
+		return fmt.Sprintf("entries[%d]: %v", e.entry, e.err)
+	case e.entry < 0:
+		return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err)
+	}
+	return fmt.Sprintf("%s:%d: entry %d: %v", e.file, e.line, e.entry, e.err)
+}
+
+func (e *loadError) Unwrap() error { return e.err }
 
 // loadTable builds a table from files and inline entries, in that order.
 func loadTable(files []string, inline []Entry) (*table, error) {
@@ -266,7 +284,7 @@ func loadTable(files []string, inline []Entry) (*table, error) {
 	b.startSource("entries")
 	for i := range inline {
 		if err := b.add(&inline[i]); err != nil {
-			return nil, fmt.Errorf("entries[%d]: %v", i, err)
+			return nil, &loadError{entry: i, err: err}
 		}
 	}
 	return b.t, nil

@@ -1,0 +1,133 @@
+package ark
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// resolutions is the series of caddy_ark_resolutions_total for outcome o.
+func resolutions(o outcome) string {
+	return `caddy_ark_resolutions_total{outcome="` + o.String() + `"}`
+}
+
+func tableLoads(trigger, result string) string {
+	return `caddy_ark_table_loads_total{result="` + result + `",trigger="` + trigger + `"}`
+}
+
+func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
+	path := writeFile(t, "arks.json", tableJSON(t,
+		Entry{ID: "ark:12345/x5wf6789", Target: "/objects/x5wf6789.html"},
+		Entry{ID: "ark:12345/k8m2n4", Target: "https://repo.example.org/k8m2n4"},
+		Entry{ID: "ark:12345/efgh", Target: "https://repo.example.org/efgh", Status: 303},
+		Entry{ID: "ark:12345/g5h6j7", Status: 410},
+	))
+	body := `
+	root * ` + testRoot(t) + `
+	ark {
+		naan 12345
+		table ` + path + `
+		map urn:nbn:de:101-2024 /objects/thesis.html
+		max_length 300
+	}
+	file_server`
+	s := newOpsSite(t)
+	// The counters belong to the process, not to a config: other tests
+	// have counted before, so this one looks at differences.
+	if err := s.load(body); err != nil {
+		t.Fatal(err)
+	}
+	before := s.metrics()
+	if got := before["caddy_ark_table_entries"]; got != 5 {
+		t.Errorf("caddy_ark_table_entries = %v, want 5", got)
+	}
+
+	requests := map[outcome][]string{
+		outcomeInPlace:  {"/ark:12345/x5wf6789", "/urn:nbn:de:101-2024"},
+		outcomeRedirect: {"/ark:/12345/k8m2n4"},
+		outcomeRelated:  {"/ark:12345/efgh"},
+		outcomeGone:     {"/ark:12345/g5h6j7"},
+		outcomeNotFound: {"/ark:12345/nope", "/urn:example:nope"},
+		outcomeInvalid:  {"/ark:12345", "/ark:99999/x"},
+		outcomeTooLong:  {"/ark:12345/" + strings.Repeat("x", 400)},
+		outcomeForeign:  {"/ark:54321/elsewhere"},
+		outcomeMetadata: {"/ark:12345/x5wf6789?info", "/ark:12345/k8m2n4??", "/ark:12345/g5h6j7?"},
+	}
+	want := map[outcome]int{}
+	for o, paths := range requests {
+		for _, p := range paths {
+			if got := s.get(p); got.status >= 500 {
+				t.Fatalf("%s: %d", p, got.status)
+			}
+			want[o]++
+		}
+	}
+	// A hit needs the entry stored, which ristretto does asynchronously.
+	waitFor(t, "a cache hit", func() bool {
+		s.get("/ark:12345/x5wf6789")
+		want[outcomeInPlace]++
+		return s.metrics()["caddy_ark_cache_hits_total"] > before["caddy_ark_cache_hits_total"]
+	})
+
+	after := s.metrics()
+	total := 0
+	for o := range outcome(numOutcomes) {
+		series := resolutions(o)
+		if _, ok := after[series]; !ok {
+			t.Errorf("/metrics has no %s", series)
+		}
+		total += want[o]
+		if got := after[series] - before[series]; got != float64(want[o]) {
+			t.Errorf("%s went up by %v, want %d", series, got, want[o])
+		}
+	}
+	lookups := after["caddy_ark_cache_hits_total"] + after["caddy_ark_cache_misses_total"] -
+		before["caddy_ark_cache_hits_total"] - before["caddy_ark_cache_misses_total"]
+	if lookups != float64(total) {
+		t.Errorf("cache hits + misses went up by %v for %d requests", lookups, total)
+	}
+
+	// A reload of the same config keeps the counts and shares the table:
+	// no load is counted.
+	if err := s.load(body); err != nil {
+		t.Fatal(err)
+	}
+	reloaded := s.metrics()
+	for _, series := range []string{resolutions(outcomeInPlace), resolutions(outcomeNotFound), "caddy_ark_cache_hits_total",
+		"caddy_ark_cache_misses_total", tableLoads("config", "ok"), "caddy_ark_table_entries"} {
+		if reloaded[series] != after[series] {
+			t.Errorf("%s: %v before the reload, %v after", series, after[series], reloaded[series])
+		}
+	}
+	s.get("/ark:12345/nope")
+	if got := s.metrics()[resolutions(outcomeNotFound)]; got != after[resolutions(outcomeNotFound)]+1 {
+		t.Errorf("after the reload, a 404 took %s from %v to %v", resolutions(outcomeNotFound), after[resolutions(outcomeNotFound)], got)
+	}
+
+	// An edited table is read again; a bad one is counted as an error.
+	if err := os.WriteFile(path, []byte(tableJSON(t,
+		Entry{ID: "ark:12345/x5wf6789", Target: "/objects/x5wf6789.html"},
+		Entry{ID: "ark:12345/new", Target: "/new"},
+	)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.load(body); err != nil {
+		t.Fatal(err)
+	}
+	edited := s.metrics()
+	if got := edited[tableLoads("config", "ok")] - after[tableLoads("config", "ok")]; got != 1 {
+		t.Errorf("an edited table was read %v times", got)
+	}
+	if got := edited["caddy_ark_table_entries"]; got != 3 {
+		t.Errorf("caddy_ark_table_entries = %v after the edit, want 3", got)
+	}
+	if err := os.WriteFile(path, []byte(`{"entries": [{"id": "ark:12345/x", "target": "/x", "status": 301}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.load(body); err == nil {
+		t.Fatal("a table with a 301 loaded")
+	}
+	if got := s.metrics()[tableLoads("config", "error")] - edited[tableLoads("config", "error")]; got != 1 {
+		t.Errorf("a bad table counted %v errors", got)
+	}
+}

@@ -1,0 +1,61 @@
+package ark
+
+import (
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// observe records the answer to a request for core: it counts the outcome
+// out, adds the normalized identifier and the outcome to the access log
+// ("ark_id", "ark_outcome"), and logs the resolution at debug level. out
+// differs from res.outcome when the request was refused after resolution
+// (a bad query, an unsafe target).
+func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, res *resolution, out outcome, target string) {
+	arkMetrics.byOutcome[out].Inc()
+	var fields zapcore.ObjectMarshaler = res // no allocation in the common case
+	if out != res.outcome {
+		repl.Set("http.ark.outcome", out.String())
+		fields = loggedAnswer{res.key, out}
+	}
+	if accessLogged(r) {
+		if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
+			extra.Add(zap.Inline(fields)) // allocates: only worth it when the fields are logged
+		}
+	}
+	if ce := h.logger.Check(zapcore.DebugLevel, "resolved"); ce != nil {
+		ce.Write(zap.String("raw", core), zap.String("query", r.URL.RawQuery),
+			zap.String("id", res.key), zap.String("outcome", out.String()), zap.String("target", target))
+	}
+}
+
+// accessLogged reports whether the server of r may write access logs.
+func accessLogged(r *http.Request) bool {
+	srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	return !ok || srv.Logs != nil
+}
+
+// MarshalLogObject adds the resolution's identifier and outcome to a log
+// entry.
+func (res *resolution) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	return loggedAnswer{res.key, res.outcome}.MarshalLogObject(enc)
+}
+
+// loggedAnswer is an identifier with the outcome of a request for it.
+type loggedAnswer struct {
+	id      string // normalized; "" when the request was not a valid identifier
+	outcome outcome
+}
+
+// MarshalLogObject adds the identifier, when there is one, and the outcome
+// to a log entry.
+func (a loggedAnswer) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	if a.id != "" {
+		enc.AddString("ark_id", a.id)
+	}
+	enc.AddString("ark_outcome", a.outcome.String())
+	return nil
+}

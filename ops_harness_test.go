@@ -1,0 +1,157 @@
+package ark
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+)
+
+// opsSite is a site with the admin endpoint on a free loopback port, for
+// /metrics, and Caddy's own logs, debug level and up, as JSON in a file.
+type opsSite struct {
+	*site
+	admin string // http://127.0.0.1:port of the admin endpoint
+	log   string // the log file
+}
+
+// startOpsSite is startSite for an opsSite.
+func startOpsSite(t *testing.T, body string) *opsSite {
+	t.Helper()
+	s := newOpsSite(t)
+	if err := s.load(body); err != nil {
+		t.Fatalf("loading config: %v", err)
+	}
+	return s
+}
+
+// newOpsSite returns an opsSite that has no config yet.
+func newOpsSite(t *testing.T) *opsSite {
+	t.Helper()
+	adminPort := freePort(t)
+	logFile := filepath.Join(t.TempDir(), "caddy.log")
+	s := &opsSite{
+		site: &site{t: t, global: fmt.Sprintf(`{
+	admin 127.0.0.1:%d
+	persist_config off
+	skip_install_trust
+	grace_period 1s
+	log {
+		output file %s
+		format json
+		level DEBUG
+	}
+}
+`, adminPort, logFile)},
+		admin: "http://127.0.0.1:" + strconv.Itoa(adminPort),
+		log:   logFile,
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	return s
+}
+
+// metrics returns the samples at the admin endpoint's /metrics by series:
+// `name` or `name{label="value",...}`, labels in Prometheus' order (sorted).
+func (s *opsSite) metrics() map[string]float64 {
+	s.t.Helper()
+	resp, err := client.Get(s.admin + "/metrics")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		s.t.Fatalf("/metrics: %s", resp.Status)
+	}
+	samples := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			s.t.Fatalf("/metrics: %q: %v", line, err)
+		}
+		samples[line[:i]] = v
+	}
+	if err := sc.Err(); err != nil {
+		s.t.Fatal(err)
+	}
+	return samples
+}
+
+// logEntries returns the entries of the JSON log file at path whose "msg"
+// is msg. A line still being written is left for the next call.
+func logEntries(t *testing.T, path, msg string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []map[string]any
+	for len(data) > 0 {
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		if !complete {
+			break
+		}
+		data = rest
+		var e map[string]any
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("%s: %q: %v", path, line, err)
+		}
+		if e["msg"] == msg {
+			entries = append(entries, e)
+		}
+	}
+	return entries
+}
+
+// waitFor polls cond until it holds, failing the test with what after a
+// generous deadline: the tests wait for conditions, never for a time.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// replaceFile writes content to path the way editors save: to a temporary
+// file in the same directory, renamed over path.
+func replaceFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tableJSON is a table file holding entries.
+func tableJSON(t *testing.T, entries ...Entry) string {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"entries": entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

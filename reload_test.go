@@ -1,0 +1,92 @@
+package ark
+
+import (
+	"fmt"
+	"net/http"
+	"runtime"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// counterValue reads a counter in this process.
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+// pooled returns the tables in the pool.
+func pooled() []*table {
+	var ts []*table
+	tables.Range(func(_, v any) bool { ts = append(ts, v.(pooledTable).t); return true })
+	return ts
+}
+
+// Many config reloads of a watching, caching handler: the table is read
+// once and shared, and nothing piles up: goroutines (watchers, caches),
+// pooled tables.
+func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
+	path := writeTable(t, []Entry{{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/x"}})
+	body := func(i int) string {
+		// Each config differs a little, as real edits do, but not in its table.
+		return fmt.Sprintf("ark {\n\ttable %s\n\twatch 10ms\n\tmax_length %d\n}", path, 1000+i)
+	}
+	s := startSite(t, body(0))
+	noKeepAlive := &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	check := func(when string) {
+		// Caddy stops the old server in the background: a connection that
+		// reaches its listener before it closes is reset. Not this test's
+		// subject, so try again.
+		resp, err := noKeepAlive.Get(s.base + "/ark:12345/x5wf6789")
+		for try := 1; err != nil && try < 5; try++ {
+			resp, err = noKeepAlive.Get(s.base + "/ark:12345/x5wf6789")
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusFound {
+			t.Fatalf("%s: %d", when, resp.StatusCode)
+		}
+	}
+	check("first config")
+	loads := counterValue(t, arkMetrics.loadsOK[triggerConfig])
+	first := pooled()
+	if len(first) != 1 {
+		t.Fatalf("%d tables in the pool, want 1", len(first))
+	}
+	runtime.GC()
+	baseline := runtime.NumGoroutine()
+
+	const reloads = 40
+	for i := 1; i <= reloads; i++ {
+		if err := s.load(body(i)); err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("reload %d", i))
+	}
+	if got := counterValue(t, arkMetrics.loadsOK[triggerConfig]) - loads; got != 0 {
+		t.Errorf("caddy_ark_table_loads_total counted %v reads of the unchanged table in %d reloads", got, reloads)
+	}
+	if now := pooled(); len(now) != 1 || now[0] != first[0] {
+		t.Errorf("after %d reloads the pool holds %d tables, the first one: %v; want just the first", reloads, len(now), len(now) > 0 && now[0] == first[0])
+	}
+	waitFor(t, fmt.Sprintf("goroutines back to %d (+2)", baseline), func() bool {
+		runtime.GC()
+		return runtime.NumGoroutine() <= baseline+2
+	})
+
+	if err := caddy.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(pooled()); n != 0 {
+		t.Errorf("%d tables in the pool after stopping", n)
+	}
+}

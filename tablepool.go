@@ -1,0 +1,189 @@
+package ark
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+)
+
+// tables holds the loaded tables of all configs by identity: the versions
+// of their files and their inline entries. Caddy provisions a new config
+// before it cleans up the old one, so a config reload that keeps a table
+// shares it instead of reading and indexing it again; so do handlers with
+// the same tables. Tables are never changed, only replaced.
+var tables = caddy.NewUsagePool()
+
+// liveTable is what a Handler keeps about the table it serves, besides the
+// resolver: the table's place in the pool, its metric, and the watcher.
+// Once the watcher runs, only it touches key and stamps, until Cleanup has
+// stopped it.
+type liveTable struct {
+	inline  string            // hash of the handler's own entries, part of every key
+	key     string            // pool key of the table in use, "" once released
+	stamps  []fileStamp       // the versions of the files it was read from
+	entries *entriesCollector // the config's caddy_ark_table_entries
+	stop    chan struct{}     // closed to stop the watcher; nil when none runs
+	done    chan struct{}     // closed when the watcher has stopped
+}
+
+// pooledTable is a table in the pool.
+type pooledTable struct{ t *table }
+
+// Destruct implements caddy.Destructor: a table holds nothing but memory.
+func (pooledTable) Destruct() error { return nil }
+
+// fileStamp tells versions of a table file apart without reading it.
+type fileStamp struct {
+	size     int64
+	modTime  int64  // Unix nanoseconds
+	dev, ino uint64 // 0 where the system does not say
+	err      string // why the file could not be stat'ed, "" if it could
+}
+
+// statFiles stamps the files at paths.
+func statFiles(paths []string) []fileStamp {
+	stamps := make([]fileStamp, len(paths))
+	for i, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			stamps[i].err = err.Error()
+			continue
+		}
+		dev, ino := fileID(fi)
+		stamps[i] = fileStamp{size: fi.Size(), modTime: fi.ModTime().UnixNano(), dev: dev, ino: ino}
+	}
+	return stamps
+}
+
+// tableKey names the table of the files at paths in the versions stamps,
+// followed by the entries whose hash is inline.
+func tableKey(paths []string, stamps []fileStamp, inline string) string {
+	var b strings.Builder
+	for i, p := range paths {
+		s := stamps[i]
+		b.WriteString(strconv.Quote(p))
+		for _, n := range []uint64{uint64(s.size), uint64(s.modTime), s.dev, s.ino} {
+			b.WriteByte(' ')
+			b.WriteString(strconv.FormatUint(n, 10))
+		}
+		b.WriteString(" " + strconv.Quote(s.err) + "\n")
+	}
+	b.WriteString(inline)
+	return b.String()
+}
+
+// entriesHash identifies a handler's own entries in table keys.
+func entriesHash(entries []Entry) string {
+	data, _ := json.Marshal(entries) // strings, numbers and string maps: it cannot fail
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// errChanged is returned when a table file changed while it was being
+// read: what was read may be neither version.
+var errChanged = errors.New("a table file changed while it was being read; try again")
+
+// openTable gets the handler's table for a config load, from the pool or
+// by reading it, and notes what it is in h.live. A file that keeps
+// changing while it is read fails the load after a few tries.
+func (h *Handler) openTable() (*table, error) {
+	h.live.inline = entriesHash(h.Entries)
+	for try := 1; ; try++ {
+		stamps := statFiles(h.Tables)
+		key := tableKey(h.Tables, stamps, h.live.inline)
+		t, err := h.acquireTable(key, stamps, triggerConfig)
+		if errors.Is(err, errChanged) && try < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		h.live.key, h.live.stamps = key, stamps
+		return t, nil
+	}
+}
+
+// acquireTable returns the table of key, reading the files (expected at
+// stamps) when the pool does not hold it yet. Unless it fails, the caller
+// must release key with tables.Delete once it no longer uses the table.
+func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (*table, error) {
+	v, _, err := tables.LoadOrNew(key, func() (caddy.Destructor, error) {
+		t, err := h.readTable(stamps, trigger)
+		if err != nil {
+			return nil, err
+		}
+		return pooledTable{t}, nil
+	})
+	if err != nil {
+		// The pool dropped the key: there is nothing to release.
+		return nil, err
+	}
+	return v.(pooledTable).t, nil
+}
+
+// readTable reads and indexes the handler's tables, which are expected at
+// stamps, counting and logging the load.
+func (h *Handler) readTable(stamps []fileStamp, trigger int) (*table, error) {
+	start := time.Now()
+	t, err := loadTable(h.Tables, h.Entries)
+	if !slices.Equal(statFiles(h.Tables), stamps) {
+		return nil, errChanged // not a result: the file is read again once it settles
+	}
+	if err != nil {
+		arkMetrics.loadsError[trigger].Inc()
+		if trigger == triggerWatch {
+			h.logger.Error("table not reloaded: the running table keeps serving", loadErrorFields(err)...)
+		}
+		return nil, err
+	}
+	arkMetrics.loadsOK[trigger].Inc()
+	h.logger.Info("table loaded",
+		zap.String("trigger", triggerNames[trigger]),
+		zap.Strings("files", h.Tables),
+		zap.Int("entries", t.len()),
+		zap.Duration("duration", time.Since(start)))
+	return t, nil
+}
+
+// loadErrorFields describes a failed load for the log: the file, the line
+// and entry when known, and the reason.
+func loadErrorFields(err error) []zap.Field {
+	var le *loadError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &le):
+		file := le.file
+		if file == "" {
+			file = "entries"
+		}
+		fields := []zap.Field{zap.String("file", file)}
+		if le.line > 0 {
+			fields = append(fields, zap.Int("line", le.line))
+		}
+		if le.entry >= 0 {
+			fields = append(fields, zap.Int("entry", le.entry))
+		}
+		return append(fields, zap.String("reason", le.err.Error()))
+	case errors.As(err, &pe):
+		return []zap.Field{zap.String("file", pe.Path), zap.String("reason", pe.Err.Error())}
+	}
+	return []zap.Field{zap.String("reason", err.Error())}
+}
+
+// releaseTable gives the handler's table back to the pool.
+func (h *Handler) releaseTable() {
+	if h.live.key != "" {
+		_, _ = tables.Delete(h.live.key)
+		h.live.key = ""
+	}
+}

@@ -1,0 +1,92 @@
+package ark
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// defaultWatchInterval is how often watched table files are checked when
+// watch_interval is not set.
+const defaultWatchInterval = time.Second
+
+// startWatching starts the watcher when watch is on and there are table
+// files.
+func (h *Handler) startWatching() {
+	if h.Watch && len(h.Tables) > 0 {
+		interval := time.Duration(h.WatchInterval)
+		if interval <= 0 {
+			interval = defaultWatchInterval
+		}
+		h.live.stop, h.live.done = make(chan struct{}), make(chan struct{})
+		go h.watch(interval, h.live.stop, h.live.done)
+	}
+}
+
+// stopWatching stops the watcher, waiting for a reload in progress to
+// finish. It may be called more than once.
+func (h *Handler) stopWatching() {
+	if h.live.stop != nil {
+		close(h.live.stop)
+		<-h.live.done
+		h.live.stop = nil
+	}
+}
+
+// watch polls the table files every interval until stop is closed, and
+// swaps in a new table when they have changed. A version of the files is
+// read only once it has stayed the same across two polls, so a file still
+// being written is not read (and if it were, it would fail to parse and
+// not be applied). A version that fails to load is tried once, not at
+// every poll.
+func (h *Handler) watch(interval time.Duration, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	var pending, failed []fileStamp
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		now := statFiles(h.Tables)
+		switch {
+		case slices.Equal(now, h.live.stamps):
+			pending = nil
+		case !slices.Equal(now, pending):
+			pending = now // changed since the last poll: wait for it to settle
+		case !slices.Equal(now, failed):
+			if err := h.reload(now); errors.Is(err, errChanged) {
+				pending = nil
+			} else if err != nil {
+				failed = now
+			}
+		}
+	}
+}
+
+// reload loads the table files at the versions stamps and swaps the table
+// in: requests that have the old resolver finish with it, later ones get
+// the new one, with a new, empty cache. The old cache is closed once no
+// request can reach it (see newResolver). On error the old table stays.
+func (h *Handler) reload(stamps []fileStamp) error {
+	key := tableKey(h.Tables, stamps, h.live.inline)
+	t, err := h.acquireTable(key, stamps, triggerWatch)
+	if err != nil {
+		return err
+	}
+	rs, err := h.newResolver(t)
+	if err != nil {
+		_, _ = tables.Delete(key)
+		h.logger.Error("table not reloaded: the running table keeps serving", zap.Error(err))
+		return err
+	}
+	h.resolver.Store(rs)
+	h.releaseTable()
+	h.live.key, h.live.stamps = key, stamps
+	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.len()))
+	return nil
+}

@@ -1,0 +1,238 @@
+package ark
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const (
+	notReloaded = "table not reloaded: the running table keeps serving"
+	swappedIn   = "table swapped in"
+)
+
+func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
+	path := writeFile(t, "arks.json", tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v1"}))
+	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 20ms\n\tforeign 404\n}")
+	location := func(id string) string { return s.get("/" + id).location }
+	for range 3 { // warm the cache, with the miss too
+		if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v1" {
+			t.Fatalf("v1: %q", got)
+		}
+		if got := s.get("/ark:12345/newone"); got.status != http.StatusNotFound {
+			t.Fatalf("newone before: %d", got.status)
+		}
+	}
+
+	// An editor's save: a new file renamed over the old.
+	replaceFile(t, path, tableJSON(t,
+		Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v2"},
+		Entry{ID: "ark:12345/newone", Target: "https://repo.example.org/newone"}))
+	waitFor(t, "the swap", func() bool { return len(logEntries(t, s.log, swappedIn)) == 1 })
+	if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v2" {
+		t.Errorf("a cached answer outlived the swap: %q", got)
+	}
+	if got := location("ark:12345/newone"); got != "https://repo.example.org/newone" {
+		t.Errorf("a cached 404 outlived the swap: %q", got)
+	}
+	if n := len(logEntries(t, s.log, "table loaded")); n != 2 {
+		t.Errorf("%d table loads logged, want 2", n)
+	}
+
+	bad := []struct {
+		name, content string
+		write         func(*testing.T, string, string)
+		fields        map[string]any
+	}{
+		{"equivalent ids with different targets", `{"entries": [
+  {"id": "ark:12345/x5wf6789", "target": "https://repo.example.org/v3"},
+  {"id": "ark:/12345/x5-wf-6789", "target": "https://repo.example.org/other"}
+]}`, writeInPlace, map[string]any{"file": path, "line": 3.0, "entry": 1.0}},
+		{"a partly written file", `{"entries": [
+  {"id": "ark:12345/x5wf6789", "target": "https://repo.example.org/v3"},
+  {"id": "ark:12345/newone", "tar`, replaceFile, map[string]any{"file": path, "entry": 1.0}},
+		{"a permanent redirect", tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v3", Status: 308}),
+			replaceFile, map[string]any{"file": path, "entry": 0.0}},
+	}
+	for i, b := range bad {
+		before := s.metrics()[tableLoads("watch", "error")]
+		b.write(t, path, b.content)
+		waitFor(t, b.name+" to be refused", func() bool { return len(logEntries(t, s.log, notReloaded)) == i+1 })
+		e := logEntries(t, s.log, notReloaded)[i]
+		if e["level"] != "error" || e["reason"] == nil || e["reason"] == "" {
+			t.Errorf("%s: logged %v", b.name, e)
+		}
+		for k, v := range b.fields {
+			if e[k] != v {
+				t.Errorf("%s: logged %s %v, want %v (%v)", b.name, k, e[k], v, e)
+			}
+		}
+		if got := s.metrics()[tableLoads("watch", "error")] - before; got != 1 {
+			t.Errorf("%s: counted %v errors", b.name, got)
+		}
+		if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v2" {
+			t.Fatalf("%s: the old table stopped answering: %q", b.name, got)
+		}
+	}
+
+	// A removed file is an error too, and the old table keeps serving.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the removal to be refused", func() bool { return len(logEntries(t, s.log, notReloaded)) == len(bad)+1 })
+	if got := location("ark:12345/newone"); got != "https://repo.example.org/newone" {
+		t.Fatalf("after the removal: %q", got)
+	}
+
+	replaceFile(t, path, tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v3"}))
+	waitFor(t, "the swap to v3", func() bool { return len(logEntries(t, s.log, swappedIn)) == 2 })
+	if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v3" {
+		t.Errorf("v3: %q", got)
+	}
+	if got := s.get("/ark:12345/newone"); got.status != http.StatusNotFound {
+		t.Errorf("newone after v3: %d %q", got.status, got.location)
+	}
+	if got := s.metrics()["caddy_ark_table_entries"]; got != 1 {
+		t.Errorf("caddy_ark_table_entries = %v after v3", got)
+	}
+}
+
+// writeInPlace overwrites the file at path, as a program that does not
+// rename does.
+func writeInPlace(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A burst of requests while the table is swapped again and again: none
+// fails, and once a version is swapped in, or any request has seen it, no
+// later request sees an older one.
+func TestWatchSwapsUnderLoadWithoutFailuresOrStaleAnswers(t *testing.T) {
+	const ids = 20
+	version := func(v int) string {
+		entries := make([]Entry, ids)
+		for i := range entries {
+			entries[i] = Entry{ID: fmt.Sprintf("ark:12345/b%d", i), Target: fmt.Sprintf("https://repo.example.org/%d/v%d", i, v)}
+		}
+		return tableJSON(t, entries...)
+	}
+	path := writeFile(t, "arks.json", version(0))
+	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 10ms\n}")
+	transport := &http.Transport{MaxIdleConnsPerHost: 8}
+	defer transport.CloseIdleConnections()
+	burst := &http.Client{Transport: transport, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	baseline := runtime.NumGoroutine()
+
+	var seen atomic.Int64 // the newest version any request has seen
+	var requests, failures atomic.Int64
+	var firstFailure sync.Once
+	var failure string
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for n := w; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				floor := seen.Load()
+				i := n % ids
+				got, err := versionAt(burst, s.base, i)
+				requests.Add(1)
+				if err == nil && got < floor {
+					err = fmt.Errorf("b%d answered v%d after v%d had been seen", i, got, floor)
+				}
+				if err != nil {
+					failures.Add(1)
+					firstFailure.Do(func() { failure = err.Error() })
+					continue
+				}
+				raise(&seen, got)
+			}
+		})
+	}
+	const swaps = 8
+	for v := 1; v <= swaps; v++ {
+		replaceFile(t, path, version(v))
+		waitFor(t, "the swap to v"+strconv.Itoa(v), func() bool { return len(logEntries(t, s.log, swappedIn)) == v })
+		raise(&seen, int64(v))
+		waitFor(t, "requests after the swap to v"+strconv.Itoa(v), func() bool { return requests.Load() > int64(v)*200 })
+	}
+	close(stop)
+	wg.Wait()
+	if failures.Load() != 0 {
+		t.Fatalf("%d of %d requests failed; the first: %s", failures.Load(), requests.Load(), failure)
+	}
+	t.Logf("%d requests across %d swaps", requests.Load(), swaps)
+
+	// The swapped-out resolvers' caches are closed once nothing can reach
+	// them: their goroutines end.
+	transport.CloseIdleConnections()
+	waitFor(t, "the swapped-out caches' goroutines to end", func() bool {
+		runtime.GC()
+		return runtime.NumGoroutine() <= baseline+2
+	})
+}
+
+// raise sets v to n unless it is higher already.
+func raise(v *atomic.Int64, n int64) {
+	for old := v.Load(); n > old && !v.CompareAndSwap(old, n); old = v.Load() {
+	}
+}
+
+// versionAt requests ark:12345/b<i> and returns the table version that
+// answered.
+func versionAt(c *http.Client, base string, i int) (int64, error) {
+	resp, err := c.Get(base + "/ark:12345/b" + strconv.Itoa(i))
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	prefix := "https://repo.example.org/" + strconv.Itoa(i) + "/v"
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(loc, prefix) {
+		return 0, fmt.Errorf("b%d: %d %q", i, resp.StatusCode, loc)
+	}
+	return strconv.ParseInt(loc[len(prefix):], 10, 64)
+}
+
+func TestWatchOption(t *testing.T) {
+	for body, want := range map[string]string{
+		"ark {\n\twatch\n}":       `"watch":true}`,
+		"ark {\n\twatch 250ms\n}": `"watch":true,"watch_interval":250000000}`,
+		"ark {\n\twatch 0s\n}":    "not a positive duration",
+		"ark {\n\twatch often\n}": "not a positive duration",
+		"ark {\n\twatch 1s 2s\n}": "wrong argument count",
+		"ark {\n\tnaan 12345\n}":  `"naans":["12345"]}`,
+	} {
+		cfg, err := adaptCaddyfile(":80 {\n"+body+"\n}", "Caddyfile")
+		got := string(cfg)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%q: got %s, want %s", body, got, want)
+		}
+	}
+	var h Handler
+	if err := json.Unmarshal([]byte(`{"watch": true, "watch_interval": "2s"}`), &h); err != nil || !h.Watch || time.Duration(h.WatchInterval) != 2*time.Second {
+		t.Errorf("JSON: watch %v, watch_interval %v, %v", h.Watch, h.WatchInterval, err)
+	}
+	h.WatchInterval = -1
+	if err := h.Validate(); err == nil {
+		t.Error("a negative watch_interval is valid")
+	}
+}
