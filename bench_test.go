@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 )
 
 // betanumeric is the NOID alphabet ARK blades are minted from.
@@ -152,7 +153,7 @@ func BenchmarkResolve(b *testing.B) {
 func BenchmarkServeHTTP(b *testing.B) {
 	keys := syntheticKeys(100_000)
 	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, Foreign: "404",
-		Entries: []Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html"}}}
+		Entries: []Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html"}}, logger: zap.NewNop()}
 	rs, err := newBenchResolver(h)
 	if err != nil {
 		b.Fatal(err)
@@ -168,6 +169,7 @@ func BenchmarkServeHTTP(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				*r.URL, r.RequestURI = url, uri // undo the in-place rewrite
+				clear(w.Header())
 				if err := h.ServeHTTP(w, r, next); err != nil {
 					b.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 
@@ -60,11 +61,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	addLinks(w.Header(), r, res)
 	h.observe(r, repl, core, res, res.outcome, target)
 	if res.status == http.StatusOK {
-		r, err := rewrite(r, target)
-		if err != nil {
-			return caddyhttp.Error(http.StatusInternalServerError, err)
+		served := res.local
+		if served == nil || target != res.target {
+			if served, err = url.Parse(target); err != nil {
+				return caddyhttp.Error(http.StatusInternalServerError, err)
+			}
 		}
-		return next.ServeHTTP(w, r)
+		return next.ServeHTTP(w, rewrite(r, served))
 	}
 	w.Header().Set("Location", target)
 	w.WriteHeader(res.status)
@@ -126,25 +129,23 @@ func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, 
 	return joinTarget(target, "", query), true
 }
 
-// rewrite points the request at a local target, for the next handler to
-// serve in place. The handlers after it also see the target as the
-// original request: file_server compares the original path with the one it
-// serves to redirect to a canonical URI with a 308, and an identifier must
-// never be answered with a permanent redirect. The server keeps its own
-// copy of the original for access logs and error routes.
-func rewrite(r *http.Request, target string) (*http.Request, error) {
-	u, err := url.Parse(target)
-	if err != nil {
-		return nil, err
-	}
-	r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.URL.ForceQuery = u.Path, u.RawPath, u.RawQuery, false
+// rewrite points the request at served, a local target, for the next
+// handler to serve in place. When the target's last path segment is the
+// same as the request's, the handlers after it also see the target as the
+// original request: file_server compares the two to redirect to a
+// canonical URI with a 308, and an identifier must never be answered with
+// a permanent redirect. The server keeps its own copy of the original for
+// access logs and error routes.
+func rewrite(r *http.Request, served *url.URL) *http.Request {
+	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
+	r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.URL.ForceQuery = served.Path, served.RawPath, served.RawQuery, false
 	r.RequestURI = r.URL.RequestURI()
-	if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok {
-		served := *r.URL
-		orig.URL, orig.RequestURI = &served, r.RequestURI
+	if ok && orig.URL != nil && path.Base(orig.URL.Path) == path.Base(r.URL.Path) {
+		u := *r.URL
+		orig.URL, orig.RequestURI = &u, r.RequestURI
 		r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
 	}
-	return r, nil
+	return r
 }
 
 // writeRefusal answers with status and a one-line plain-text reason.

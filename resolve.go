@@ -3,6 +3,7 @@ package ark
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/normalize"
@@ -37,7 +38,8 @@ type resolution struct {
 	shoulder string // for {http.ark.shoulder}: the template's shoulder, else the first-digit one
 	entry    *assignment
 	tmpl     *template
-	target   string // built target for table and foreign answers (no request query)
+	target   string   // built target for table and foreign answers (no request query)
+	local    *url.URL // target parsed, for a table entry served in place
 }
 
 // resolve returns the resolution of core, the escaped request path without
@@ -121,10 +123,14 @@ func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolu
 		return res
 	}
 	res.target = joinTarget(e.target, suffix, "")
-	if res.outcome == outcomeInPlace && suffix != "" && !localPathSafe(res.target) {
+	if res.outcome != outcomeInPlace {
+		return res
+	}
+	if suffix != "" && !localPathSafe(res.target) {
 		return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
 			reason: "the qualifier of " + res.key + " would leave the target's directory"}
 	}
+	res.local, _ = url.Parse(res.target) // checked when the entry loaded; nil sends rewrite to parse it
 	return res
 }
 
