@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
@@ -68,9 +70,21 @@ func writeSyntheticTable(tb testing.TB, dir string, keys []string) string {
 }
 
 // BenchmarkTableLoad reads a table file of n entries and reports the heap
-// it keeps per entry.
+// it keeps per entry. ARK_BENCH_TABLE_SIZES (e.g. "1000000,10000000")
+// replaces the default sizes, 100k and 1M.
 func BenchmarkTableLoad(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000} {
+	sizes := []int{100_000, 1_000_000}
+	if env := os.Getenv("ARK_BENCH_TABLE_SIZES"); env != "" {
+		sizes = sizes[:0]
+		for _, f := range strings.Split(env, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				b.Fatalf("ARK_BENCH_TABLE_SIZES: %v", err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			path := writeSyntheticTable(b, b.TempDir(), syntheticKeys(n))
 			var kept uint64
