@@ -93,12 +93,24 @@ type pctRun struct {
 }
 
 // readPctRun decodes the run of "%XX" triplets (each >= 0x80) starting at
-// s[i:], appending the octets to buf. Hyphens and their look-alikes, raw or
-// encoded, between the triplets belong to the run and are dropped: they are
-// deleted anyway, and must not keep apart the octets of one character.
-func readPctRun(s string, i int, buf []byte) pctRun {
+// s[i:], appending the octets to buf. With skipHyphens (ARKs), hyphens and
+// their look-alikes, raw or encoded, between the triplets belong to the run
+// and are dropped: ARKs delete them anyway, and they must not keep apart the
+// octets of one character. In a URN a hyphen is significant and ends the
+// run.
+func readPctRun(s string, i int, buf []byte, skipHyphens bool) pctRun {
 	end := i
 	for i < len(s) {
+		if !skipHyphens {
+			b, ok := decodePercent(s, i)
+			if !ok || s[i] != '%' || b < 0x80 {
+				break
+			}
+			buf = append(buf, b)
+			i += 3
+			end = i
+			continue
+		}
 		if s[i] == '-' {
 			i++
 			continue
@@ -140,7 +152,7 @@ func checkEncoded(s string, i int) (int, error) {
 		}
 		return i + 3, nil
 	}
-	run := readPctRun(s, i, nil)
+	run := readPctRun(s, i, nil, false)
 	at := i
 	for p := run.bytes; len(p) > 0; {
 		r, size := utf8.DecodeRune(p)

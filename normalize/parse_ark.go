@@ -284,7 +284,7 @@ func (w *arkWriter) percent(core string, i int) (int, error) {
 		return 0, refuse(ErrPercentEncoding, i, strconv.Quote(core[i:end])+" is not %XX with two hex digits")
 	}
 	if c >= 0x80 {
-		run := readPctRun(core, i, w.pctBuf[:0])
+		run := readPctRun(core, i, w.pctBuf[:0], true)
 		w.pctBuf = run.bytes
 		at := i
 		for p := stripLookalikes(run.bytes); len(p) > 0; {

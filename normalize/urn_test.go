@@ -277,3 +277,18 @@ func TestURNErrors(t *testing.T) {
 		checkErr(t, fmt.Sprintf("ParseURN(%q)", s), err, errCase{s, []error{errURN, normalize.ErrNotIdentifier}, 0, len(s)})
 	}
 }
+
+// A hyphen between percent-encoded octets is part of a URN's NSS: it is
+// kept, and the octets on each side stay as they are (found by FuzzURN).
+func TestURNHyphenBetweenEncodedOctets(t *testing.T) {
+	for in, want := range map[string]string{
+		"urn:00:%80-%800":      "urn:00:%80-%800",
+		"urn:ex:%e2%80-%93":    "urn:ex:%E2%80-%93",
+		"urn:ex:a%C3-%A9-%c3b": "urn:ex:a%C3-%A9-%C3b",
+	} {
+		got, err := normalize.Key(in)
+		if err != nil || got != want {
+			t.Errorf("Key(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
