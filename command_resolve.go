@@ -123,20 +123,10 @@ func embeddedARK(resolver string, a normalize.ARK) (*url.URL, error) {
 // appear raw in a URI query (non-ASCII, spaces, controls and the like):
 // normalization leaves the query untouched, so it may hold any of them.
 func escapeQuery(q string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := range len(q) {
-		c := q[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			strings.IndexByte("-._~!$&'()*+,;=:@/?%", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&0xF])
-	}
-	return b.String()
+	return percentEncode(q, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.ContainsRune("-._~!$&'()*+,;=:@/?%", c))
+	})
 }
 
 // fetch sends one request and returns the response's status code and

@@ -1,12 +1,10 @@
 package ark
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 
@@ -67,7 +65,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 				return caddyhttp.Error(http.StatusInternalServerError, err)
 			}
 		}
-		return next.ServeHTTP(w, rewrite(r, served))
+		rewrite(r, served)
+		return next.ServeHTTP(&temporaryRedirects{caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}, r)
 	}
 	w.Header().Set("Location", target)
 	w.WriteHeader(res.status)
@@ -75,9 +74,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // requestCore returns the escaped request path without its leading "/" when
-// its first segment starts with "ark:" or "urn:" in any case.
+// its first segment starts with "ark:" or "urn:" in any case. It prefers
+// the path as sent: when the request holds raw non-ASCII bytes,
+// URL.EscapedPath re-escapes the decoded path, turning "%2F" into "/".
 func requestCore(r *http.Request) (string, bool) {
 	p := r.URL.EscapedPath()
+	if r.URL.RawPath != "" {
+		p = escapeRaw(r.URL.RawPath) // the path as sent, when it differs from Go's escaping of URL.Path
+	}
 	if len(p) < 5 || p[0] != '/' {
 		return "", false
 	}
@@ -85,6 +89,16 @@ func requestCore(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return p[1:], true
+}
+
+// escapeRaw percent-encodes the bytes of a path as sent that may not stand
+// raw in a URI (controls, space, non-ASCII, and "<>\"\\^`{|}"), leaving
+// every percent-encoding as it was.
+func escapeRaw(p string) string {
+	if !strings.ContainsFunc(p, unsafeInQuery) {
+		return p
+	}
+	return percentEncode(p, unsafeInQuery)
 }
 
 // passedQuery returns the query that the target receives: the request's
@@ -123,29 +137,37 @@ func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, 
 	if !t.suffixed {
 		target = joinTarget(target, res.suffix, "")
 	}
-	if !strings.HasPrefix(target, t.static) || (t.local && !localPathSafe(target)) {
+	if !t.keepsOrigin(target) || (t.local && !localPathSafe(target)) {
 		return "", false
 	}
 	return joinTarget(target, "", query), true
 }
 
 // rewrite points the request at served, a local target, for the next
-// handler to serve in place. When the target's last path segment is the
-// same as the request's, the handlers after it also see the target as the
-// original request: file_server compares the two to redirect to a
-// canonical URI with a 308, and an identifier must never be answered with
-// a permanent redirect. The server keeps its own copy of the original for
-// access logs and error routes.
-func rewrite(r *http.Request, served *url.URL) *http.Request {
-	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
+// handler to serve in place.
+func rewrite(r *http.Request, served *url.URL) {
 	r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.URL.ForceQuery = served.Path, served.RawPath, served.RawQuery, false
 	r.RequestURI = r.URL.RequestURI()
-	if ok && orig.URL != nil && path.Base(orig.URL.Path) == path.Base(r.URL.Path) {
-		u := *r.URL
-		orig.URL, orig.RequestURI = &u, r.RequestURI
-		r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
+}
+
+// temporaryRedirects passes on the answer of the handlers that serve an
+// identifier in place, turning a permanent redirect into the temporary one
+// with the same method rules: 301 into 302, 308 into 307. An identifier's
+// answer is never a permanent redirect, and file_server gives one to add or
+// drop a directory's trailing slash.
+type temporaryRedirects struct {
+	caddyhttp.ResponseWriterWrapper
+}
+
+// WriteHeader writes status, made temporary when it is a permanent redirect.
+func (w *temporaryRedirects) WriteHeader(status int) {
+	switch status {
+	case http.StatusMovedPermanently:
+		status = http.StatusFound
+	case http.StatusPermanentRedirect:
+		status = http.StatusTemporaryRedirect
 	}
-	return r
+	w.ResponseWriterWrapper.WriteHeader(status)
 }
 
 // writeRefusal answers with status and a one-line plain-text reason.

@@ -76,7 +76,7 @@ func (rs *resolver) compute(core string) *resolution {
 	for _, anc := range a.Ancestors() {
 		if e, ok := rs.table.lookup(anc.Key); ok {
 			if !e.passthrough {
-				break // the nearest assigned ancestor keeps its descendants to itself
+				return res.notFound() // the nearest assigned ancestor keeps its descendants to itself
 			}
 			return res.fromEntry(e, "inherited", anc.Key, anc.Suffix)
 		}
@@ -90,6 +90,9 @@ func (rs *resolver) compute(core string) *resolution {
 				res.shoulder = t.shoulder
 			}
 			res.suffix = a.Qualifier()
+			if !localPathSafe("/" + a.Name() + res.suffix) {
+				return unsafeQualifier(res.key)
+			}
 			return res
 		}
 	}
@@ -122,16 +125,30 @@ func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolu
 		res.reason = res.key + " has been withdrawn; it will not be assigned again"
 		return res
 	}
+	if suffix != "" && !suffixSafe(e.target, suffix) {
+		return unsafeQualifier(res.key)
+	}
 	res.target = joinTarget(e.target, suffix, "")
-	if res.outcome != outcomeInPlace {
-		return res
+	if res.outcome == outcomeInPlace {
+		res.local, _ = url.Parse(res.target) // checked when the entry loaded; nil is parsed per request
 	}
-	if suffix != "" && !localPathSafe(res.target) {
-		return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
-			reason: "the qualifier of " + res.key + " would leave the target's directory"}
-	}
-	res.local, _ = url.Parse(res.target) // checked when the entry loaded; nil sends rewrite to parse it
 	return res
+}
+
+// suffixSafe reports whether a qualifier may be appended to target: once
+// decoded it has no "." or ".." segment, backslash or NUL, and it does not
+// start a new segment with "." (a variant glued onto a directory target,
+// "/files/" + ".env").
+func suffixSafe(target, suffix string) bool {
+	base, _, _ := strings.Cut(target, "?")
+	return localPathSafe(suffix) && !(strings.HasSuffix(base, "/") && strings.HasPrefix(suffix, "."))
+}
+
+// unsafeQualifier refuses an ARK whose qualifier or Name would climb out of
+// the directory its answer is built in.
+func unsafeQualifier(key string) *resolution {
+	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
+		reason: key + " has a . or .. segment, or a backslash, that would climb out of its target"}
 }
 
 func (res *resolution) notFound() *resolution {

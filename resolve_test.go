@@ -216,15 +216,17 @@ func TestOtherRequestsPassUntouched(t *testing.T) {
 	}
 }
 
-// file_server redirects to a canonical URI (308, permanent) when the last
-// path segment it serves equals the request's; an identifier must never be
-// answered with a permanent redirect.
+// file_server redirects to a canonical URI (308, permanent) to add or drop
+// a directory's trailing slash; an identifier must never be answered with a
+// permanent redirect, so such answers become temporary, to an equivalent
+// spelling of the same identifier.
 func TestInPlaceNeverRedirectsPermanently(t *testing.T) {
 	s := startSite(t, `
 	root * `+testRoot(t)+`
 	ark {
 		map ark:12345/x5noext /objects/x5noext
 		map ark:12345/b2c4d6 /objects/b2c4d6/
+		map ark:12345/d1 /dir/
 	}
 	file_server`)
 	for p, file := range map[string]string{
@@ -233,9 +235,49 @@ func TestInPlaceNeverRedirectsPermanently(t *testing.T) {
 		"/ark:12345/x5noext.": "testdata/site/objects/x5noext",
 		"/ark:12345/b2c4d6":   "testdata/site/objects/b2c4d6/index.html",
 		"/ark:12345/b2c4d6/":  "testdata/site/objects/b2c4d6/index.html",
+		"/ark:12345/d1/sub2":  "testdata/site/dir/sub2/index.html",
 	} {
-		if got := s.get(p); got.status != http.StatusOK || got.body != readFile(t, file) {
-			t.Errorf("%s: got %d Location %q, want 200 with %s", p, got.status, got.location, file)
+		got, hops := s.get(p), 0
+		for got.status >= 300 && got.status < 400 && hops < 3 {
+			if got.status == 301 || got.status == 308 || !strings.HasPrefix(got.location, "/ark:") {
+				break
+			}
+			got, hops = s.get(got.location), hops+1
+		}
+		if got.status != http.StatusOK || got.body != readFile(t, file) {
+			t.Errorf("%s: got %d Location %q after %d temporary redirects, want 200 with %s", p, got.status, got.location, hops, file)
+		}
+	}
+}
+
+// The nearest ancestor with passthrough off keeps its descendants to
+// itself: templates do not answer for them either.
+func TestPassthroughOffIsNotFoundEvenWithATemplate(t *testing.T) {
+	s := startSite(t, `ark {
+		map ark:12345/x5 https://repo.example.org/x5 {
+			passthrough off
+		}
+		shoulder ark:12345 https://templ.example.org/{http.ark.name}
+	}`)
+	if got := s.get("/ark:12345/x5/c2"); got.status != 404 {
+		t.Errorf("got %d %q, want 404", got.status, got.location)
+	}
+}
+
+// Templates with a query keep working for ARKs with qualifiers: the
+// qualifier goes on the path, the query stays the query.
+func TestTemplateWithAQueryTakesQualifiers(t *testing.T) {
+	s := startSite(t, `ark {
+		shoulder ark:12345/t3 https://example.org/r?id={http.ark.name}
+		shoulder ark:12345/w4 /files?id={http.ark.name} 302
+	}`)
+	for p, want := range map[string]string{
+		"/ark:12345/t3x/c":   "https://example.org/r/c?id=t3x",
+		"/ark:12345/t3x.pdf": "https://example.org/r.pdf?id=t3x",
+		"/ark:12345/w4x/c":   "/files/c?id=w4x",
+	} {
+		if got := s.get(p); got.status != 302 || got.location != want {
+			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
 		}
 	}
 }

@@ -56,3 +56,75 @@ func TestTargetsBuiltFromRequestsAreSafe(t *testing.T) {
 		}
 	}
 }
+
+// Findings of a review, each shown against a real Caddy before its fix.
+func TestTemplatesAndSuffixesCannotLeaveTheirOrigin(t *testing.T) {
+	s := startSite(t, `
+	root * `+testRoot(t)+`
+	ark {
+		naan 12345 67890 13030
+		map ark:12345/x5 /files/x5/ 302
+		map ark:12345/u1 https://repo.example.org/a/
+		map ark:12345/d2 /files/
+		shoulder ark:12345/t3 https://example.org
+		shoulder ark:12345/w4 https://repo.example.org/t/{http.ark.blade}
+		shoulder ark:67890 /{http.ark.suffix} 302
+		shoulder ark:13030 /{http.ark.name}.html 302
+	}
+	file_server`)
+	for _, p := range []string{
+		"/ark:12345/t3x.attacker.com",              // template without a path: the host must not grow
+		"/ark:67890/x/evil.com/p",                  // a local template must not become //host
+		"/ark:12345/x5/%2E%2E/%2E%2E/secret",       // redirect to a local path with .. segments
+		"/ark:12345/u1/%2E%2E/x",                   // redirect to a URL with .. segments
+		"/ark:12345/w4x%2F%2E%2E%2F%2E%2E%2Fadmin", // .. through a template placeholder
+		"/ark:12345/d2.env",                        // a variant glued onto a directory: /files/.env
+		"/ark:13030/%2E%2E",                        // .. as a Name in a template
+	} {
+		got := s.get(p)
+		if got.status == 400 {
+			continue
+		}
+		if strings.Contains(got.body, "SECRET") {
+			t.Errorf("%s served the dotfile: %q", p, got.body)
+		}
+		u, err := url.Parse(got.location)
+		if err != nil || (u.Host != "" && u.Host != "example.org" && u.Host != "repo.example.org") || strings.HasPrefix(got.location, "//") {
+			t.Errorf("%s: Location %q leaves the site or the template's host", p, got.location)
+		}
+		decoded, _ := url.PathUnescape(u.Path)
+		if strings.Contains(decoded, "..") || strings.Contains(decoded, "/.env") {
+			t.Errorf("%s: Location %q climbs out or reaches a dotfile", p, got.location)
+		}
+	}
+	if got := s.get("/ark:12345/t3x"); got.status != 302 || got.location != "https://example.org/" {
+		t.Errorf("a template without placeholders: got %d %q", got.status, got.location)
+	}
+}
+
+func TestRequestQueryBytesAreEncodedOnce(t *testing.T) {
+	s := startSite(t, `ark {
+		map ark:12345/x5 https://repo.example.org/a
+	}`)
+	if got := s.get("/ark:12345/x5?q=\xd0\xb1&r=%22"); got.location != "https://repo.example.org/a?q=%D0%B1&r=%22" {
+		t.Errorf("got %d %q", got.status, got.location)
+	}
+}
+
+// Raw UTF-8 in the request path must not change how the rest of it is read:
+// Go's URL.EscapedPath re-escapes the decoded path then, turning %2F into /.
+func TestRawUTF8InThePathKeepsEncodedSlashes(t *testing.T) {
+	s := startSite(t, `ark {
+		naan 12345
+		map ark:12345/x5%D0%B1 https://repo.example.org/a
+		foreign 404
+	}`)
+	raw, encoded := s.get("/ark:12345/x5\xd0\xb1%2Fy"), s.get("/ark:12345/x5%D0%B1%2Fy")
+	if raw.status != encoded.status || raw.location != encoded.location || encoded.status != 404 {
+		t.Errorf("raw: %d %q; encoded: %d %q; both should be 404 (%%2F is not a component separator)", raw.status, raw.location, encoded.status, encoded.location)
+	}
+	raw, encoded = s.get("/ark:12345/x5\xd0\xb1/y"), s.get("/ark:12345/x5%D0%B1/y")
+	if raw.location != "https://repo.example.org/a/y" || encoded.location != raw.location {
+		t.Errorf("raw: %d %q; encoded: %d %q", raw.status, raw.location, encoded.status, encoded.location)
+	}
+}

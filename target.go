@@ -60,10 +60,17 @@ func safeQuery(raw string) string {
 	if !strings.ContainsFunc(raw, unsafeInQuery) {
 		return raw
 	}
+	return percentEncode(raw, unsafeInQuery)
+}
+
+// percentEncode percent-encodes, with uppercase hex, each byte of s for
+// which unsafe is true.
+func percentEncode(s string, unsafe func(rune) bool) string {
+	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	for _, c := range []byte(raw) {
-		if unsafeInQuery(rune(c)) {
-			b.WriteString(url.QueryEscape(string(c)))
+	for _, c := range []byte(s) {
+		if unsafe(rune(c)) {
+			b.Write([]byte{'%', hex[c>>4], hex[c&0xf]})
 			continue
 		}
 		b.WriteByte(c)

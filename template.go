@@ -34,7 +34,7 @@ type template struct {
 	naan     string
 	shoulder string // "" for a NAAN template
 	target   string
-	static   string // the target up to its first placeholder; every expansion starts with it
+	origin   string // "scheme://host/" of a URL target, "/" of a path: every expansion starts with it
 	status   int
 	local    bool
 	suffixed bool // the target uses {http.ark.suffix}
@@ -45,21 +45,30 @@ func (t Template) compile() (template, error) {
 	if err != nil {
 		return template{}, err
 	}
-	static, _, _ := strings.Cut(t.Target, "{")
-	local := strings.HasPrefix(t.Target, "/")
-	if _, host, ok := strings.Cut(static, "://"); !local && static != t.Target && (!ok || !strings.ContainsAny(host, "/?")) {
-		return template{}, fmt.Errorf("target %q: the scheme and host must be written out, without placeholders, and followed by \"/\"", t.Target)
+	c := template{naan: naan, shoulder: shoulder, target: withRootPath(t.Target), origin: "/",
+		local: strings.HasPrefix(t.Target, "/"), suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
+	if !c.local {
+		scheme, rest, _ := strings.Cut(c.target, "://")
+		host := rest[:max(strings.IndexAny(rest, "/?#"), 0)]
+		if host == "" || strings.ContainsAny(host, "{}@") {
+			return template{}, fmt.Errorf("target %q: the scheme and host must be written out, without placeholders", t.Target)
+		}
+		c.origin = scheme + "://" + host + "/"
 	}
-	status, err := entryStatus(t.Target, t.Status)
-	if err != nil {
+	if c.status, err = entryStatus(t.Target, t.Status); err != nil {
 		return template{}, err
 	}
-	if status == 410 {
+	if c.status == 410 {
 		return template{}, errors.New("a template cannot answer 410; withdraw identifiers in the table")
 	}
-	c := template{naan: naan, shoulder: shoulder, target: t.Target, static: static, status: status,
-		local: local, suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
 	return c, nil
+}
+
+// keepsOrigin reports whether target, expanded from the template with
+// request data, still starts with the template's scheme and host (URL
+// targets) or names a path on this site and not another host ("//host").
+func (t *template) keepsOrigin(target string) bool {
+	return strings.HasPrefix(target, t.origin) && !(t.local && (strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\")))
 }
 
 // parsePrefix reads a template's prefix: "ark:NAAN/shoulder" or "ark:NAAN".
