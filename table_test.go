@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -109,5 +110,42 @@ func TestConflictsNameTheEntryIndexOfTheFileAfterSkippedDuplicates(t *testing.T)
 	_, err := loadTable([]string{a}, []Entry{{ID: "ark:12345/b-2", Target: "/c"}})
 	if err == nil || !strings.Contains(err.Error(), a+" entry 3 ") {
 		t.Fatalf("got %v, want the conflict named as %s entry 3", err, a)
+	}
+}
+
+// Surrogates in \u escapes must decode as encoding/json decodes them: a
+// high and a low surrogate in a row make one code point; any other
+// surrogate is U+FFFD, and the escape after it is decoded on its own.
+func TestTableDecodesSurrogatesAsEncodingJSON(t *testing.T) {
+	values := []string{
+		`\uD83D\uDE00`, `\ud83d\ude00`, `\uDBFF\uDFFF`, `\uD800\u0041`, `\uDC00\uDC00`,
+		`\uDE00\uD83D`, `\uD83D\uD83D\uDE00`, `\uD800\u00e9`, `\uD800\\u0041`, `\uD800\n`,
+		`\uD83Dx`, `x\uD83D`, `\uDC00`, `\uD800\uD800`, `\u0000\u00e9\/`,
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"entries": [{"id": "ark:12345/s", "target": "/s", "meta": {`)
+	for i, v := range values {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, `"k%d": "%s"`, i, v)
+	}
+	sb.WriteString("}}]}")
+	tb, err := loadTable([]string{writeFile(t, "s.json", sb.String())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := tb.lookup("ark:12345/s")
+	if !ok {
+		t.Fatal("ark:12345/s not found")
+	}
+	for i, v := range values {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+v+`"`), &want); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if got := a.meta[fmt.Sprintf("k%d", i)]; got != want {
+			t.Errorf("%s: got %+q, want %+q", v, got, want)
+		}
 	}
 }

@@ -164,21 +164,27 @@ func (tr *tableReader) escape() error {
 	if c != 'u' {
 		return tr.syntaxError("invalid escape \\%c in a string", c)
 	}
-	r, err := tr.hex4()
-	if err != nil {
+	if err := tr.need(4); err != nil {
 		return err
 	}
+	r, ok := hex4(tr.buf[tr.pos : tr.pos+4])
+	if !ok {
+		return tr.syntaxError("invalid \\u escape")
+	}
+	tr.pos += 4
 	if utf16.IsSurrogate(r) {
-		r2 := utf8.RuneError
+		// As in encoding/json: a surrogate pair is one code point; any
+		// other surrogate is U+FFFD, and what follows it is read anew.
+		pair := utf8.RuneError
 		if tr.need(6) == nil && tr.buf[tr.pos] == '\\' && tr.buf[tr.pos+1] == 'u' {
-			tr.pos += 2
-			low, err := tr.hex4()
-			if err != nil {
-				return err
+			if low, ok := hex4(tr.buf[tr.pos+2 : tr.pos+6]); ok {
+				pair = utf16.DecodeRune(r, low)
 			}
-			r2 = utf16.DecodeRune(r, low)
 		}
-		r = r2
+		if pair != utf8.RuneError {
+			tr.pos += 6
+		}
+		r = pair
 	}
 	tr.scratch = utf8.AppendRune(tr.scratch, r)
 	return nil
@@ -194,16 +200,23 @@ func (tr *tableReader) need(n int) error {
 	return nil
 }
 
-func (tr *tableReader) hex4() (rune, error) {
-	if err := tr.need(4); err != nil {
-		return 0, err
+// hex4 decodes the four hexadecimal digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
 	}
-	v, err := strconv.ParseUint(string(tr.buf[tr.pos:tr.pos+4]), 16, 16)
-	if err != nil {
-		return 0, tr.syntaxError("invalid \\u escape")
-	}
-	tr.pos += 4
-	return rune(v), nil
+	return r, true
 }
 
 // word reads the run of letters, digits, '-', '+' and '.' at the reader's
