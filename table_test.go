@@ -34,16 +34,22 @@ func TestTableReadsJSONAsEncodingJSONWould(t *testing.T) {
 
 func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
 	for content, want := range map[string]string{
-		"{\"entries\": [\n{\"id\": \"ark:12345/x\" \"target\": \"/x\"}]}":        ":2: entry 0: invalid JSON: expected ',' or '}'",
-		"{\"entries\": [\n{\"id\": \"ark:12345/x\", \"target\": \"/x\"},\n]}":    ":3: entry 1: invalid JSON: expected '{'",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"status\": \"302\"}]}":        "entry 0: status",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"passthrough\": 1}]}":         "passthrough \"1\"",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"meta\": {\"who\": 1}}]}":     "meta \"who\": the value must be a string",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x}]}":           "unexpected end of file",
-		"{\"entries\": [{\"id\": \"ark:12345/\tx\", \"target\": \"/x\"}]}":       "control character in a string",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/\\q\"}]}":       "invalid escape",
-		"{\"entries\": []}\n{\"entries\": []}":                                   ":2: data after",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\"}],\"x\":1}": "expected '}'",
+		"{\"entries\": [\n{\"id\": \"ark:12345/x\" \"target\": \"/x\"}]}":                   ":2: entry 0: invalid JSON: expected ',' or '}'",
+		"{\"entries\": [\n{\"id\": \"ark:12345/x\", \"target\": \"/x\"},\n]}":               ":3: entry 1: invalid JSON: expected '{'",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"status\": \"302\"}]}":                   "entry 0: status",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"passthrough\": 1}]}":                    "passthrough \"1\"",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"meta\": {\"who\": 1}}]}":                "meta \"who\": the value must be a string",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x}]}":                      "unexpected end of file",
+		"{\"entries\": [{\"id\": \"ark:12345/\tx\", \"target\": \"/x\"}]}":                  "control character in a string",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/\\q\"}]}":                  "invalid escape",
+		"{\"entries\": []}\n{\"entries\": []}":                                              ":2: data after",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\"}],\"x\":1}":            "expected '}'",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": +302}]}":  `entry 0: status "+302": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 0302}]}":  `entry 0: status "0302": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 302.0}]}": `entry 0: status "302.0": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 3e2}]}":   `entry 0: status "3e2": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": nil}]}":   `entry 0: status "nil": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": nul}]}":                       "entry 0: target: invalid JSON: expected a value",
 		"[]": "expected '{'",
 		"":   "unexpected end of file",
 	} {
@@ -52,6 +58,28 @@ func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), path+":") {
 			t.Errorf("%q: got %v, want %s...%s", content, err, path, want)
 		}
+	}
+}
+
+// null means absent for target, status, passthrough and meta, as it does
+// for encoding/json.
+func TestTableReadsNullAsAbsent(t *testing.T) {
+	path := writeFile(t, "null.json", `{"entries": [
+		{"id": "ark:12345/n", "target": "/n", "status": null, "passthrough": null, "meta": null},
+		{"id": "ark:12345/g", "target": null, "status": 410},
+		{"id": "ark:12345/m", "target": "https://e.org/m", "status": 303, "status": null, "passthrough": false, "passthrough": null, "meta": {"who": "x"}, "meta": null}]}`)
+	tb, err := loadTable([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := tb.lookup("ark:12345/n"); !ok || a.target != "/n" || a.status != 200 || !a.passthrough || a.meta != nil {
+		t.Errorf("ark:12345/n: %+v %v", a, ok)
+	}
+	if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "" || a.status != 410 {
+		t.Errorf("ark:12345/g: %+v %v", a, ok)
+	}
+	if a, ok := tb.lookup("ark:12345/m"); !ok || a.status != 303 || !a.passthrough || a.meta != nil {
+		t.Errorf("ark:12345/m: %+v %v", a, ok)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -222,8 +223,12 @@ func hex4(b []byte) (rune, bool) {
 // word reads the run of letters, digits, '-', '+' and '.' at the reader's
 // position: a number or a literal.
 func (tr *tableReader) word() (string, error) {
-	if _, err := tr.peek(); err != nil {
+	c, err := tr.peek()
+	if err != nil {
 		return "", err
+	}
+	if !isWordByte(c) {
+		return "", tr.syntaxError("expected a number, true, false or null, found %q", c)
 	}
 	var w []byte
 	for {
@@ -265,43 +270,102 @@ func (tr *tableReader) entry(e *Entry) error {
 	}
 }
 
-// field reads the value of one entry field.
+// field reads the value of one entry field. null leaves target and status
+// as they are and unsets passthrough and meta, as encoding/json does.
 func (tr *tableReader) field(e *Entry, field string) error {
 	switch field {
-	case "id", "target":
+	case "id":
 		s, err := tr.str()
 		if err != nil {
-			return fmt.Errorf("%s: %w", field, err)
+			return fmt.Errorf("id: %w", err)
 		}
-		if field == "id" {
-			e.ID = string(s)
-		} else {
-			e.Target = string(s)
+		e.ID = string(s)
+	case "target":
+		null, err := tr.null()
+		if err != nil {
+			return fmt.Errorf("target: %w", err)
 		}
+		if null {
+			return nil
+		}
+		s, err := tr.str()
+		if err != nil {
+			return fmt.Errorf("target: %w", err)
+		}
+		e.Target = string(s)
 	case "status":
 		w, err := tr.word()
 		if err != nil {
-			return err
+			return fmt.Errorf("status: %w", err)
+		}
+		if w == "null" {
+			return nil
+		}
+		if !isJSONInteger(w) {
+			return fmt.Errorf("status %q: not an integer (write digits only, as in 302)", w)
 		}
 		if e.Status, err = strconv.Atoi(w); err != nil {
-			return fmt.Errorf("status %q: not a whole number", w)
+			return fmt.Errorf("status %q: out of range", w)
 		}
 	case "passthrough":
 		w, err := tr.word()
 		if err != nil {
-			return err
+			return fmt.Errorf("passthrough: %w", err)
 		}
-		if w != "true" && w != "false" {
+		switch w {
+		case "null":
+			e.Passthrough = nil
+		case "true", "false":
+			on := w == "true"
+			e.Passthrough = &on
+		default:
 			return fmt.Errorf("passthrough %q: not true or false", w)
 		}
-		on := w == "true"
-		e.Passthrough = &on
 	case "meta":
+		null, err := tr.null()
+		if err != nil {
+			return fmt.Errorf("meta: %w", err)
+		}
+		if null {
+			e.Meta = nil
+			return nil
+		}
 		return tr.meta(e)
 	default:
 		return fmt.Errorf("unknown field %q (an entry has id, target, status, passthrough and meta)", field)
 	}
 	return nil
+}
+
+// null consumes a null and reports true, or reports false and consumes
+// nothing when the next value is something else.
+func (tr *tableReader) null() (bool, error) {
+	if c, err := tr.peek(); err != nil || c != 'n' {
+		return false, err
+	}
+	w, err := tr.word()
+	if err != nil {
+		return false, err
+	}
+	if w != "null" {
+		return false, tr.syntaxError("expected a value, found %s", w)
+	}
+	return true, nil
+}
+
+// isJSONInteger reports whether w is an integer in JSON's grammar:
+// -?(0|[1-9][0-9]*), without sign "+", leading zero, fraction or exponent.
+func isJSONInteger(w string) bool {
+	w = strings.TrimPrefix(w, "-")
+	if w == "" || w[0] == '0' && len(w) > 1 {
+		return false
+	}
+	for i := range len(w) {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // meta reads the metadata object: string keys and string values.
