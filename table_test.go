@@ -141,14 +141,14 @@ func TestConflictsNameTheEntryIndexOfTheFileAfterSkippedDuplicates(t *testing.T)
 	}
 }
 
-// Surrogates in \u escapes must decode as encoding/json decodes them: a
+// Escapes must decode as encoding/json decodes them; for surrogates: a
 // high and a low surrogate in a row make one code point; any other
 // surrogate is U+FFFD, and the escape after it is decoded on its own.
-func TestTableDecodesSurrogatesAsEncodingJSON(t *testing.T) {
+func TestTableDecodesEscapesAsEncodingJSON(t *testing.T) {
 	values := []string{
 		`\uD83D\uDE00`, `\ud83d\ude00`, `\uDBFF\uDFFF`, `\uD800\u0041`, `\uDC00\uDC00`,
 		`\uDE00\uD83D`, `\uD83D\uD83D\uDE00`, `\uD800\u00e9`, `\uD800\\u0041`, `\uD800\n`,
-		`\uD83Dx`, `x\uD83D`, `\uDC00`, `\uD800\uD800`, `\u0000\u00e9\/`,
+		`\uD83Dx`, `x\uD83D`, `\uDC00`, `\uD800\uD800`, `\u0000\u00e9\/`, `\b\f\n\r\t\"\\\/`,
 	}
 	var sb strings.Builder
 	sb.WriteString(`{"entries": [{"id": "ark:12345/s", "target": "/s", "meta": {`)

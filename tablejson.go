@@ -21,7 +21,6 @@ type tableReader struct {
 	line     int
 	readErr  error  // from r; io.EOF at the end
 	scratch  []byte // the last string read
-	position int64  // bytes consumed before buf[0]
 }
 
 func newTableReader(r io.Reader) *tableReader {
@@ -40,7 +39,6 @@ func (tr *tableReader) fill() bool {
 	if tr.readErr != nil {
 		return false
 	}
-	tr.position += int64(tr.pos)
 	n := copy(tr.buf, tr.buf[tr.pos:tr.end])
 	tr.pos, tr.end = 0, n
 	for tr.end == n {
@@ -158,13 +156,30 @@ func (tr *tableReader) escape() error {
 	}
 	c := tr.buf[tr.pos+1]
 	tr.pos += 2
-	if simple := map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}; simple[c] != 0 {
-		tr.scratch = append(tr.scratch, simple[c])
-		return nil
-	}
-	if c != 'u' {
+	switch c {
+	case '"', '\\', '/':
+	case 'b':
+		c = '\b'
+	case 'f':
+		c = '\f'
+	case 'n':
+		c = '\n'
+	case 'r':
+		c = '\r'
+	case 't':
+		c = '\t'
+	case 'u':
+		return tr.unicodeEscape()
+	default:
 		return tr.syntaxError("invalid escape \\%c in a string", c)
 	}
+	tr.scratch = append(tr.scratch, c)
+	return nil
+}
+
+// unicodeEscape decodes the hex digits of a \u escape and, for a
+// surrogate pair, the \u escape after it.
+func (tr *tableReader) unicodeEscape() error {
 	if err := tr.need(4); err != nil {
 		return err
 	}
@@ -398,9 +413,11 @@ func (tr *tableReader) meta(e *Entry) error {
 	}
 }
 
-// each reads the whole table, calling fn for every entry with its index.
-// Errors from fn are returned as they are; the caller adds the position.
-func (tr *tableReader) each(fn func(i int, e *Entry) error) (entry int, err error) {
+// each reads the whole table, calling fn for every entry, and returns the
+// number of entries, or on error the index of the entry at fault (-1 when
+// outside the entries). Errors from fn are returned as they are; the caller
+// adds the position.
+func (tr *tableReader) each(fn func(e *Entry) error) (entry int, err error) {
 	if err := tr.expect('{'); err != nil {
 		return -1, err
 	}
@@ -430,7 +447,7 @@ func (tr *tableReader) each(fn func(i int, e *Entry) error) (entry int, err erro
 		if err := tr.entry(&e); err != nil {
 			return i, err
 		}
-		if err := fn(i, &e); err != nil {
+		if err := fn(&e); err != nil {
 			return i, err
 		}
 		i++
