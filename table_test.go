@@ -177,3 +177,31 @@ func TestTableDecodesEscapesAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// An escape split by the end of the reader's 64 KiB buffer must decode as
+// one read whole: each escape is placed to start 1 to 12 bytes before it.
+func TestTableEscapesAcrossTheBufferBoundary(t *testing.T) {
+	const boundary = 1 << 16
+	for _, escape := range []string{`\u00e9`, `\uD83D\uDE00`, `\uD800\u0041`, `\"`, `\n`} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+escape+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		for back := 1; back <= 12; back++ {
+			head := `{"entries": [{"id": "ark:12345/e", "target": "/e", "meta": {"v": "`
+			pad := strings.Repeat("a", boundary-back-len(head))
+			content := head + pad + escape + "z\"}},\n" +
+				strings.Repeat(`{"id": "ark:12345/f", "target": "/f"},`+"\n", 10) + `{"id": "ark:12345/g", "target": "/g"}]}`
+			tb, err := loadTable([]string{writeFile(t, "b.json", content)}, nil)
+			if err != nil {
+				t.Fatalf("%s at %d: %v", escape, boundary-back, err)
+			}
+			if a, ok := tb.lookup("ark:12345/e"); !ok || a.meta["v"] != pad+want+"z" {
+				t.Errorf("%s at %d: got ...%+q", escape, boundary-back, a.meta["v"][len(pad)-2:])
+			}
+			if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "/g" {
+				t.Errorf("%s at %d: ark:12345/g: %+v %v", escape, boundary-back, a, ok)
+			}
+		}
+	}
+}
