@@ -63,9 +63,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "foreign":
 			err = unmarshalOne(d, &h.Foreign)
 		case "max_length":
-			err = unmarshalInt(d, &h.MaxLength, "")
+			err = unmarshalInt(d, "max_length", &h.MaxLength, "")
 		case "cache_size":
-			err = unmarshalInt(d, &h.CacheSize, "off")
+			err = unmarshalInt(d, "cache_size", &h.CacheSize, "off")
 		case "policy":
 			err = h.unmarshalPolicy(d)
 		case "info_template":
@@ -227,9 +227,9 @@ func unmarshalOne(d *caddyfile.Dispenser, dst *string) error {
 	return nil
 }
 
-// unmarshalInt reads a positive number, or off (stored as -1) when off is
-// the word for it.
-func unmarshalInt(d *caddyfile.Dispenser, dst *int, off string) error {
+// unmarshalInt reads the positive number of subdirective name, or off
+// (stored as -1) when off is the word for it.
+func unmarshalInt(d *caddyfile.Dispenser, name string, dst *int, off string) error {
 	var s string
 	if err := unmarshalOne(d, &s); err != nil {
 		return err
@@ -240,7 +240,7 @@ func unmarshalInt(d *caddyfile.Dispenser, dst *int, off string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 {
-		return d.Errf("%s: %q is not a positive number", d.Val(), s)
+		return d.Errf("%s: %q is not a positive number", name, s)
 	}
 	*dst = n
 	return nil

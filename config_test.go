@@ -57,7 +57,8 @@ func TestBadCaddyfileMapsAreReportedWithTheirLine(t *testing.T) {
 		"ark {\n\tmap ark:12345 /x\n}":                                      "no Name",
 		"ark {\n\tshoulder ark:12345/t3 https://{http.ark.blade}.e.org/\n}": "scheme and host",
 		"ark {\n\tmap ark:12345/x /x {\n\t\tpassthrough maybe\n\t}\n}":      "passthrough",
-		"ark {\n\tcache_size lots\n}":                                       "positive number",
+		"ark {\n\tcache_size lots\n}":                                       `cache_size: "lots" is not a positive number`,
+		"ark {\n\tmax_length abc\n}":                                        `max_length: "abc" is not a positive number`,
 		"ark {\n\tfrobnicate\n}":                                            "unknown subdirective",
 	} {
 		s := &site{t: t}
