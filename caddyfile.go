@@ -53,7 +53,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch d.Val() {
 		case "naan":
-			err = h.unmarshalList(d, &h.NAANs)
+			err = h.unmarshalNAANs(d)
 		case "table":
 			err = h.unmarshalTables(d)
 		case "map":
@@ -61,7 +61,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "shoulder":
 			err = h.unmarshalShoulder(d)
 		case "foreign":
-			err = unmarshalOne(d, &h.Foreign)
+			err = h.unmarshalForeign(d)
 		case "max_length":
 			err = unmarshalInt(d, "max_length", &h.MaxLength, "")
 		case "cache_size":
@@ -82,12 +82,29 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-func (h *Handler) unmarshalList(d *caddyfile.Dispenser, list *[]string) error {
+// unmarshalNAANs reads "naan <naan>...", checking each NAAN.
+func (h *Handler) unmarshalNAANs(d *caddyfile.Dispenser) error {
 	args := d.RemainingArgs()
 	if len(args) == 0 {
 		return d.ArgErr()
 	}
-	*list = append(*list, args...)
+	for _, n := range args {
+		if _, err := parseNAAN(n); err != nil {
+			return d.Errf("naan %q: %v", n, err)
+		}
+	}
+	h.NAANs = append(h.NAANs, args...)
+	return nil
+}
+
+// unmarshalForeign reads "foreign <url> | 404".
+func (h *Handler) unmarshalForeign(d *caddyfile.Dispenser) error {
+	if err := unmarshalOne(d, &h.Foreign); err != nil {
+		return err
+	}
+	if err := checkForeign(h.Foreign); err != nil {
+		return d.WrapErr(err)
+	}
 	return nil
 }
 
