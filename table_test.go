@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestTableReadsJSONAsEncodingJSONWould(t *testing.T) {
@@ -203,5 +204,68 @@ func TestTableEscapesAcrossTheBufferBoundary(t *testing.T) {
 				t.Errorf("%s at %d: ark:12345/g: %+v %v", escape, boundary-back, a, ok)
 			}
 		}
+	}
+}
+
+// A small table, such as a Caddyfile's maps, must not take a whole 4 MiB
+// arena chunk.
+func TestSmallTableArenaIsSmall(t *testing.T) {
+	entries := make([]Entry, 10)
+	for i := range entries {
+		entries[i] = Entry{ID: fmt.Sprintf("ark:12345/s%d", i), Target: fmt.Sprintf("/s/%d", i)}
+	}
+	tb, err := loadTable([]string{writeTable(t, entries)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := 0
+	for _, c := range tb.arena.chunks {
+		size += cap(c)
+	}
+	if size > 1<<16 {
+		t.Errorf("10 entries take %d bytes of arena chunks", size)
+	}
+}
+
+// Arena chunks grow from 64 KiB to 4 MiB; a pair larger than the next
+// chunk gets a chunk of its own size, and bytes never move once written.
+func TestArenaChunksGrowAndBytesStay(t *testing.T) {
+	var ar arena
+	type added struct {
+		off  uint32
+		a, b string
+		at   *byte // where a's first byte was written
+	}
+	var all []added
+	add := func(a, b string) {
+		off, ok := ar.add(a, b)
+		if !ok {
+			t.Fatal("the arena is full")
+		}
+		all = append(all, added{off, a, b, unsafe.StringData(ar.str(off, len(a)))})
+	}
+	add(strings.Repeat("k", 65535), strings.Repeat("t", 65535)) // larger than the first chunk
+	for i := range 200_000 {
+		add(fmt.Sprintf("ark:12345/a%d", i), fmt.Sprintf("/t/%d", i))
+		if i%50_000 == 0 {
+			add(strings.Repeat("K", 65535), strings.Repeat("T", 65535))
+		}
+	}
+	for _, x := range all {
+		if got := ar.str(x.off, len(x.a)); got != x.a || unsafe.StringData(got) != x.at {
+			t.Fatalf("%.20s... moved or changed", x.a)
+		}
+		if got := ar.str(x.off+uint32(len(x.a)), len(x.b)); got != x.b {
+			t.Fatalf("%.20s...: target %.20s...", x.a, got)
+		}
+	}
+	for i, c := range ar.chunks {
+		size := 1 << min(16+i, arenaChunkBits)
+		if cap(c) < size || cap(c) > max(size, 2*65535) {
+			t.Errorf("chunk %d: capacity %d, want %d, or 2*65535 for a large pair", i, cap(c), size)
+		}
+	}
+	if cap(ar.chunks[0]) != 2*65535 || cap(ar.chunks[len(ar.chunks)-1]) != 1<<arenaChunkBits {
+		t.Errorf("chunk capacities: first %d, last %d", cap(ar.chunks[0]), cap(ar.chunks[len(ar.chunks)-1]))
 	}
 }
