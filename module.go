@@ -173,8 +173,8 @@ func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 			return nil, err
 		}
 		// A resolver swapped out by watch may still serve requests in
-		// flight, and closing a cache in use is not safe: close it when no
-		// request can reach the resolver any more.
+		// flight. Closing its cache under them is safe, but they would
+		// miss: close it once no request can reach the resolver.
 		runtime.AddCleanup(rs, (*resolutionCache).close, rs.cache)
 	}
 	return rs, nil
