@@ -2,8 +2,15 @@ package ark
 
 import "unsafe"
 
-// arenaChunkBits sets the size of an arena chunk: 4 MiB.
+// arenaChunkBits sets the largest size of an arena chunk: 4 MiB. An arena
+// offset is the chunk's index above these bits and the offset in the chunk
+// below them.
 const arenaChunkBits = 22
+
+// arenaFirstChunkBits sets the size of an arena's first chunk: 64 KiB. Each
+// chunk after it is twice the size of the one before, up to 4 MiB, so that
+// a small table (a Caddyfile's maps) stays small.
+const arenaFirstChunkBits = 16
 
 // arena stores the bytes of a table's keys and targets in large chunks, so
 // that a million entries cost a million short byte runs rather than two
@@ -14,7 +21,7 @@ type arena struct {
 	chunks [][]byte
 }
 
-// arenaMaxChunks is how many chunks 32-bit offsets can address: 4 GiB.
+// arenaMaxChunks is how many chunks 32-bit offsets can address: up to 4 GiB.
 const arenaMaxChunks = 1 << (32 - arenaChunkBits)
 
 // add appends a and b together and returns the offset of a; b starts at
@@ -27,7 +34,8 @@ func (ar *arena) add(a, b string) (off uint32, ok bool) {
 		if len(ar.chunks) == arenaMaxChunks {
 			return 0, false
 		}
-		ar.chunks = append(ar.chunks, make([]byte, 0, 1<<arenaChunkBits))
+		size := 1 << min(arenaFirstChunkBits+len(ar.chunks), arenaChunkBits)
+		ar.chunks = append(ar.chunks, make([]byte, 0, max(size, n)))
 		last++
 	}
 	c := ar.chunks[last]

@@ -12,9 +12,14 @@ const defaultCacheSize = 100_000
 // resolutionCache holds resolutions by raw request core. Ristretto's TinyLFU
 // admission keeps frequently requested identifiers in it even when a flood of
 // one-off requests (random or unknown identifiers) passes through.
+//
+// It may be closed at any time, even while requests use it: ristretto's
+// Close is not safe while Get and Set run, so get and set hold mu shared and
+// close holds it alone; once closed, get misses and set does nothing.
 type resolutionCache struct {
 	c      *ristretto.Cache[string, *resolution]
-	closed sync.Once
+	mu     sync.RWMutex
+	closed bool
 }
 
 // newResolutionCache returns a cache for size resolutions.
@@ -32,8 +37,12 @@ func newResolutionCache(size int) (*resolutionCache, error) {
 }
 
 // get returns the cached resolution of core, counting the hit or miss.
-func (rc *resolutionCache) get(core string) (*resolution, bool) {
-	res, ok := rc.c.Get(core)
+func (rc *resolutionCache) get(core string) (res *resolution, ok bool) {
+	rc.mu.RLock()
+	if !rc.closed {
+		res, ok = rc.c.Get(core)
+	}
+	rc.mu.RUnlock()
 	if ok {
 		arkMetrics.cacheHits.Inc()
 	} else {
@@ -42,8 +51,22 @@ func (rc *resolutionCache) get(core string) (*resolution, bool) {
 	return res, ok
 }
 
-func (rc *resolutionCache) set(core string, res *resolution) { rc.c.Set(core, res, 1) }
+// set caches the resolution of core, unless the cache is closed.
+func (rc *resolutionCache) set(core string, res *resolution) {
+	rc.mu.RLock()
+	defer rc.mu.RUnlock()
+	if !rc.closed {
+		rc.c.Set(core, res, 1)
+	}
+}
 
-// close stops the cache's goroutines. It may be called more than once, but
-// not while the cache is in use: ristretto's Close races with Get and Set.
-func (rc *resolutionCache) close() { rc.closed.Do(rc.c.Close) }
+// close stops the cache's goroutines. It may be called more than once, and
+// while the cache is in use.
+func (rc *resolutionCache) close() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if !rc.closed {
+		rc.closed = true
+		rc.c.Close()
+	}
+}

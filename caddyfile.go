@@ -53,7 +53,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		var err error
 		switch d.Val() {
 		case "naan":
-			err = h.unmarshalList(d, &h.NAANs)
+			err = h.unmarshalNAANs(d)
 		case "table":
 			err = h.unmarshalTables(d)
 		case "map":
@@ -61,11 +61,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "shoulder":
 			err = h.unmarshalShoulder(d)
 		case "foreign":
-			err = unmarshalOne(d, &h.Foreign)
+			err = h.unmarshalForeign(d)
 		case "max_length":
-			err = unmarshalInt(d, &h.MaxLength, "")
+			err = unmarshalInt(d, "max_length", &h.MaxLength, "")
 		case "cache_size":
-			err = unmarshalInt(d, &h.CacheSize, "off")
+			err = unmarshalInt(d, "cache_size", &h.CacheSize, "off")
 		case "policy":
 			err = h.unmarshalPolicy(d)
 		case "info_template":
@@ -82,12 +82,29 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-func (h *Handler) unmarshalList(d *caddyfile.Dispenser, list *[]string) error {
+// unmarshalNAANs reads "naan <naan>...", checking each NAAN.
+func (h *Handler) unmarshalNAANs(d *caddyfile.Dispenser) error {
 	args := d.RemainingArgs()
 	if len(args) == 0 {
 		return d.ArgErr()
 	}
-	*list = append(*list, args...)
+	for _, n := range args {
+		if _, err := parseNAAN(n); err != nil {
+			return d.Errf("naan %q: %v", n, err)
+		}
+	}
+	h.NAANs = append(h.NAANs, args...)
+	return nil
+}
+
+// unmarshalForeign reads "foreign <url> | 404".
+func (h *Handler) unmarshalForeign(d *caddyfile.Dispenser) error {
+	if err := unmarshalOne(d, &h.Foreign); err != nil {
+		return err
+	}
+	if err := checkForeign(h.Foreign); err != nil {
+		return d.WrapErr(err)
+	}
 	return nil
 }
 
@@ -227,9 +244,9 @@ func unmarshalOne(d *caddyfile.Dispenser, dst *string) error {
 	return nil
 }
 
-// unmarshalInt reads a positive number, or off (stored as -1) when off is
-// the word for it.
-func unmarshalInt(d *caddyfile.Dispenser, dst *int, off string) error {
+// unmarshalInt reads the positive number of subdirective name, or off
+// (stored as -1) when off is the word for it.
+func unmarshalInt(d *caddyfile.Dispenser, name string, dst *int, off string) error {
 	var s string
 	if err := unmarshalOne(d, &s); err != nil {
 		return err
@@ -240,7 +257,7 @@ func unmarshalInt(d *caddyfile.Dispenser, dst *int, off string) error {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 {
-		return d.Errf("%s: %q is not a positive number", d.Val(), s)
+		return d.Errf("%s: %q is not a positive number", name, s)
 	}
 	*dst = n
 	return nil

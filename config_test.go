@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2"
 )
 
 func TestBadTablesFailTheLoadAndNameTheEntry(t *testing.T) {
@@ -51,19 +53,48 @@ func TestBadCaddyfileMapsAreReportedWithTheirLine(t *testing.T) {
 	// The test Caddyfile has global options and the site's first line before body.
 	firstLine := strings.Count(globalOptions+"\n:1 {\n\tbind 127.0.0.1\n", "\n") + 1
 	conflict := fmt.Sprintf("%s:%d with a different target (\"/x\", not \"/y\")", "Caddyfile", firstLine+1)
-	for body, want := range map[string]string{
-		"ark {\n\tmap ark:12345/x /x\n\tmap ark:12345/-x /y\n}":             conflict,
-		"ark {\n\tmap ark:12345/x https://e.org/x 301\n}":                   "permanent redirects",
-		"ark {\n\tmap ark:12345 /x\n}":                                      "no Name",
-		"ark {\n\tshoulder ark:12345/t3 https://{http.ark.blade}.e.org/\n}": "scheme and host",
-		"ark {\n\tmap ark:12345/x /x {\n\t\tpassthrough maybe\n\t}\n}":      "passthrough",
-		"ark {\n\tcache_size lots\n}":                                       "positive number",
-		"ark {\n\tfrobnicate\n}":                                            "unknown subdirective",
+	for body, want := range map[string][]string{
+		"ark {\n\tmap ark:12345/x /x\n\tmap ark:12345/-x /y\n}":             {conflict},
+		"ark {\n\tmap ark:12345/x https://e.org/x 301\n}":                   {"permanent redirects"},
+		"ark {\n\tmap ark:12345 /x\n}":                                      {"no Name"},
+		"ark {\n\tshoulder ark:12345/t3 https://{http.ark.blade}.e.org/\n}": {"scheme and host"},
+		"ark {\n\tmap ark:12345/x /x {\n\t\tpassthrough maybe\n\t}\n}":      {"passthrough"},
+		"ark {\n\tcache_size lots\n}":                                       {`cache_size: "lots" is not a positive number`},
+		"ark {\n\tmax_length abc\n}":                                        {`max_length: "abc" is not a positive number`},
+		"ark {\n\tfrobnicate\n}":                                            {"unknown subdirective"},
+		"ark {\n\tnaan 12345 12$45\n}":                                      {`naan "12$45": bad NAAN: the NAAN may hold only letters and digits, not '$'`, fmt.Sprintf("Caddyfile:%d", firstLine+1)},
+		"ark {\n\tnaan 12345/x5\n}":                                         {`naan "12345/x5": bad NAAN: a NAAN is letters and digits only, such as 12345`, fmt.Sprintf("Caddyfile:%d", firstLine+1)},
+		"ark {\n\tforeign ftp://n2t.net\n}":                                 {`foreign "ftp://n2t.net": must be an absolute http(s) URL or 404`, fmt.Sprintf("Caddyfile:%d", firstLine+1)},
 	} {
 		s := &site{t: t}
 		err := s.load(body)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: got error %v, want one saying %q", body, err, want)
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: got error %v, want one saying %q", body, err, w)
+			}
+		}
+	}
+}
+
+// A JSON config's NAANs are checked when it loads, with errors that speak
+// of the NAAN as written.
+func TestBadNAANsInJSONConfigsSayWhatIsWrong(t *testing.T) {
+	for naan, want := range map[string]string{
+		"12$45":    `naan "12$45": bad NAAN: the NAAN may hold only letters and digits, not '$'`,
+		"":         `naan "": bad NAAN: the NAAN is missing`,
+		"12345/x5": `naan "12345/x5": bad NAAN: a NAAN is letters and digits only, such as 12345`,
+	} {
+		handler, _ := json.Marshal(map[string]any{"handler": "ark", "naans": []string{"12345", naan}})
+		cfg := fmt.Sprintf(`{"admin": {"disabled": true, "config": {"persist": false}}, "logging": {"logs": {"default": {"writer": {"output": "discard"}}}},
+			"apps": {"http": {"servers": {"s": {"listen": ["127.0.0.1:%d"], "routes": [{"handle": [%s]}]}}}}}`, freePort(t), handler)
+		err := caddy.Load([]byte(cfg), true)
+		if err == nil {
+			_ = caddy.Stop()
+			t.Errorf("%q: the config loaded", naan)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "prefix") {
+			t.Errorf("%q: got %v, want %s", naan, err, want)
 		}
 	}
 }

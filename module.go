@@ -6,6 +6,7 @@
 package ark
 
 import (
+	"errors"
 	"fmt"
 	htmltemplate "html/template"
 	"net/url"
@@ -131,7 +132,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
 	for _, n := range h.NAANs {
-		naan, _, err := parsePrefix("ark:" + n)
+		naan, err := parseNAAN(n)
 		if err != nil {
 			return nil, fmt.Errorf("naan %q: %w", n, err)
 		}
@@ -172,11 +173,26 @@ func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 			return nil, err
 		}
 		// A resolver swapped out by watch may still serve requests in
-		// flight, and closing a cache in use is not safe: close it when no
-		// request can reach the resolver any more.
+		// flight. Closing its cache under them is safe, but they would
+		// miss: close it once no request can reach the resolver.
 		runtime.AddCleanup(rs, (*resolutionCache).close, rs.cache)
 	}
 	return rs, nil
+}
+
+// parseNAAN reads a configured NAAN, such as "12345", and returns it
+// normalized. Its errors speak of the NAAN as written, not of the ARK
+// prefix it is read as.
+func parseNAAN(n string) (string, error) {
+	naan, shoulder, err := parsePrefix("ark:" + n)
+	var refusal *normalize.Error
+	switch {
+	case errors.As(err, &refusal) && errors.Is(refusal, normalize.ErrBadNAAN):
+		return "", fmt.Errorf("bad NAAN: %s", refusal.Detail)
+	case err != nil || shoulder != "":
+		return "", errors.New("bad NAAN: a NAAN is letters and digits only, such as 12345")
+	}
+	return naan, nil
 }
 
 func (h *Handler) maxLength() int {
@@ -204,10 +220,16 @@ func (h *Handler) Validate() error {
 	if h.WatchInterval < 0 {
 		return fmt.Errorf("watch_interval %v: must be positive", time.Duration(h.WatchInterval))
 	}
-	if h.Foreign != "" && h.Foreign != "404" {
-		u, err := url.Parse(h.Foreign)
+	return checkForeign(h.Foreign)
+}
+
+// checkForeign checks a foreign setting: "" for the default, an absolute
+// http(s) URL, or 404.
+func checkForeign(foreign string) error {
+	if foreign != "" && foreign != "404" {
+		u, err := url.Parse(foreign)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("foreign %q: must be an absolute http(s) URL or 404", h.Foreign)
+			return fmt.Errorf("foreign %q: must be an absolute http(s) URL or 404", foreign)
 		}
 	}
 	return nil

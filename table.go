@@ -235,7 +235,7 @@ func (b *tableBuilder) loadFile(path string) error {
 	defer f.Close()
 	b.startSource(path)
 	tr := newTableReader(f)
-	entry, err := tr.each(func(_ int, e *Entry) error { return b.add(e) })
+	entry, err := tr.each(b.add)
 	if err == nil {
 		return nil
 	}

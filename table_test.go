@@ -1,10 +1,12 @@
 package ark
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestTableReadsJSONAsEncodingJSONWould(t *testing.T) {
@@ -33,16 +35,22 @@ func TestTableReadsJSONAsEncodingJSONWould(t *testing.T) {
 
 func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
 	for content, want := range map[string]string{
-		"{\"entries\": [\n{\"id\": \"ark:12345/x\" \"target\": \"/x\"}]}":        ":2: entry 0: invalid JSON: expected ',' or '}'",
-		"{\"entries\": [\n{\"id\": \"ark:12345/x\", \"target\": \"/x\"},\n]}":    ":3: entry 1: invalid JSON: expected '{'",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"status\": \"302\"}]}":        "entry 0: status",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"passthrough\": 1}]}":         "passthrough \"1\"",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"meta\": {\"who\": 1}}]}":     "meta \"who\": the value must be a string",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x}]}":           "unexpected end of file",
-		"{\"entries\": [{\"id\": \"ark:12345/\tx\", \"target\": \"/x\"}]}":       "control character in a string",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/\\q\"}]}":       "invalid escape",
-		"{\"entries\": []}\n{\"entries\": []}":                                   ":2: data after",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\"}],\"x\":1}": "expected '}'",
+		"{\"entries\": [\n{\"id\": \"ark:12345/x\" \"target\": \"/x\"}]}":                   ":2: entry 0: invalid JSON: expected ',' or '}'",
+		"{\"entries\": [\n{\"id\": \"ark:12345/x\", \"target\": \"/x\"},\n]}":               ":3: entry 1: invalid JSON: expected '{'",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"status\": \"302\"}]}":                   "entry 0: status",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"passthrough\": 1}]}":                    "passthrough \"1\"",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"meta\": {\"who\": 1}}]}":                "meta \"who\": the value must be a string",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x}]}":                      "unexpected end of file",
+		"{\"entries\": [{\"id\": \"ark:12345/\tx\", \"target\": \"/x\"}]}":                  "control character in a string",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/\\q\"}]}":                  "invalid escape",
+		"{\"entries\": []}\n{\"entries\": []}":                                              ":2: data after",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\"}],\"x\":1}":            "expected '}'",
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": +302}]}":  `entry 0: status "+302": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 0302}]}":  `entry 0: status "0302": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 302.0}]}": `entry 0: status "302.0": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 3e2}]}":   `entry 0: status "3e2": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": nil}]}":   `entry 0: status "nil": not an integer`,
+		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": nul}]}":                       "entry 0: target: invalid JSON: expected a value",
 		"[]": "expected '{'",
 		"":   "unexpected end of file",
 	} {
@@ -51,6 +59,28 @@ func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), path+":") {
 			t.Errorf("%q: got %v, want %s...%s", content, err, path, want)
 		}
+	}
+}
+
+// null means absent for target, status, passthrough and meta, as it does
+// for encoding/json.
+func TestTableReadsNullAsAbsent(t *testing.T) {
+	path := writeFile(t, "null.json", `{"entries": [
+		{"id": "ark:12345/n", "target": "/n", "status": null, "passthrough": null, "meta": null},
+		{"id": "ark:12345/g", "target": null, "status": 410},
+		{"id": "ark:12345/m", "target": "https://e.org/m", "status": 303, "status": null, "passthrough": false, "passthrough": null, "meta": {"who": "x"}, "meta": null}]}`)
+	tb, err := loadTable([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := tb.lookup("ark:12345/n"); !ok || a.target != "/n" || a.status != 200 || !a.passthrough || a.meta != nil {
+		t.Errorf("ark:12345/n: %+v %v", a, ok)
+	}
+	if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "" || a.status != 410 {
+		t.Errorf("ark:12345/g: %+v %v", a, ok)
+	}
+	if a, ok := tb.lookup("ark:12345/m"); !ok || a.status != 303 || !a.passthrough || a.meta != nil {
+		t.Errorf("ark:12345/m: %+v %v", a, ok)
 	}
 }
 
@@ -109,5 +139,133 @@ func TestConflictsNameTheEntryIndexOfTheFileAfterSkippedDuplicates(t *testing.T)
 	_, err := loadTable([]string{a}, []Entry{{ID: "ark:12345/b-2", Target: "/c"}})
 	if err == nil || !strings.Contains(err.Error(), a+" entry 3 ") {
 		t.Fatalf("got %v, want the conflict named as %s entry 3", err, a)
+	}
+}
+
+// Escapes must decode as encoding/json decodes them; for surrogates: a
+// high and a low surrogate in a row make one code point; any other
+// surrogate is U+FFFD, and the escape after it is decoded on its own.
+func TestTableDecodesEscapesAsEncodingJSON(t *testing.T) {
+	values := []string{
+		`\uD83D\uDE00`, `\ud83d\ude00`, `\uDBFF\uDFFF`, `\uD800\u0041`, `\uDC00\uDC00`,
+		`\uDE00\uD83D`, `\uD83D\uD83D\uDE00`, `\uD800\u00e9`, `\uD800\\u0041`, `\uD800\n`,
+		`\uD83Dx`, `x\uD83D`, `\uDC00`, `\uD800\uD800`, `\u0000\u00e9\/`, `\b\f\n\r\t\"\\\/`,
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"entries": [{"id": "ark:12345/s", "target": "/s", "meta": {`)
+	for i, v := range values {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, `"k%d": "%s"`, i, v)
+	}
+	sb.WriteString("}}]}")
+	tb, err := loadTable([]string{writeFile(t, "s.json", sb.String())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := tb.lookup("ark:12345/s")
+	if !ok {
+		t.Fatal("ark:12345/s not found")
+	}
+	for i, v := range values {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+v+`"`), &want); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if got := a.meta[fmt.Sprintf("k%d", i)]; got != want {
+			t.Errorf("%s: got %+q, want %+q", v, got, want)
+		}
+	}
+}
+
+// An escape split by the end of the reader's 64 KiB buffer must decode as
+// one read whole: each escape is placed to start 1 to 12 bytes before it.
+func TestTableEscapesAcrossTheBufferBoundary(t *testing.T) {
+	const boundary = 1 << 16
+	for _, escape := range []string{`\u00e9`, `\uD83D\uDE00`, `\uD800\u0041`, `\"`, `\n`} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+escape+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		for back := 1; back <= 12; back++ {
+			head := `{"entries": [{"id": "ark:12345/e", "target": "/e", "meta": {"v": "`
+			pad := strings.Repeat("a", boundary-back-len(head))
+			content := head + pad + escape + "z\"}},\n" +
+				strings.Repeat(`{"id": "ark:12345/f", "target": "/f"},`+"\n", 10) + `{"id": "ark:12345/g", "target": "/g"}]}`
+			tb, err := loadTable([]string{writeFile(t, "b.json", content)}, nil)
+			if err != nil {
+				t.Fatalf("%s at %d: %v", escape, boundary-back, err)
+			}
+			if a, ok := tb.lookup("ark:12345/e"); !ok || a.meta["v"] != pad+want+"z" {
+				t.Errorf("%s at %d: got ...%+q", escape, boundary-back, a.meta["v"][len(pad)-2:])
+			}
+			if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "/g" {
+				t.Errorf("%s at %d: ark:12345/g: %+v %v", escape, boundary-back, a, ok)
+			}
+		}
+	}
+}
+
+// A small table, such as a Caddyfile's maps, must not take a whole 4 MiB
+// arena chunk.
+func TestSmallTableArenaIsSmall(t *testing.T) {
+	entries := make([]Entry, 10)
+	for i := range entries {
+		entries[i] = Entry{ID: fmt.Sprintf("ark:12345/s%d", i), Target: fmt.Sprintf("/s/%d", i)}
+	}
+	tb, err := loadTable([]string{writeTable(t, entries)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := 0
+	for _, c := range tb.arena.chunks {
+		size += cap(c)
+	}
+	if size > 1<<16 {
+		t.Errorf("10 entries take %d bytes of arena chunks", size)
+	}
+}
+
+// Arena chunks grow from 64 KiB to 4 MiB; a pair larger than the next
+// chunk gets a chunk of its own size, and bytes never move once written.
+func TestArenaChunksGrowAndBytesStay(t *testing.T) {
+	var ar arena
+	type added struct {
+		off  uint32
+		a, b string
+		at   *byte // where a's first byte was written
+	}
+	var all []added
+	add := func(a, b string) {
+		off, ok := ar.add(a, b)
+		if !ok {
+			t.Fatal("the arena is full")
+		}
+		all = append(all, added{off, a, b, unsafe.StringData(ar.str(off, len(a)))})
+	}
+	add(strings.Repeat("k", 65535), strings.Repeat("t", 65535)) // larger than the first chunk
+	for i := range 200_000 {
+		add(fmt.Sprintf("ark:12345/a%d", i), fmt.Sprintf("/t/%d", i))
+		if i%50_000 == 0 {
+			add(strings.Repeat("K", 65535), strings.Repeat("T", 65535))
+		}
+	}
+	for _, x := range all {
+		if got := ar.str(x.off, len(x.a)); got != x.a || unsafe.StringData(got) != x.at {
+			t.Fatalf("%.20s... moved or changed", x.a)
+		}
+		if got := ar.str(x.off+uint32(len(x.a)), len(x.b)); got != x.b {
+			t.Fatalf("%.20s...: target %.20s...", x.a, got)
+		}
+	}
+	for i, c := range ar.chunks {
+		size := 1 << min(16+i, arenaChunkBits)
+		if cap(c) < size || cap(c) > max(size, 2*65535) {
+			t.Errorf("chunk %d: capacity %d, want %d, or 2*65535 for a large pair", i, cap(c), size)
+		}
+	}
+	if cap(ar.chunks[0]) != 2*65535 || cap(ar.chunks[len(ar.chunks)-1]) != 1<<arenaChunkBits {
+		t.Errorf("chunk capacities: first %d, last %d", cap(ar.chunks[0]), cap(ar.chunks[len(ar.chunks)-1]))
 	}
 }

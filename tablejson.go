@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -20,7 +21,6 @@ type tableReader struct {
 	line     int
 	readErr  error  // from r; io.EOF at the end
 	scratch  []byte // the last string read
-	position int64  // bytes consumed before buf[0]
 }
 
 func newTableReader(r io.Reader) *tableReader {
@@ -39,7 +39,6 @@ func (tr *tableReader) fill() bool {
 	if tr.readErr != nil {
 		return false
 	}
-	tr.position += int64(tr.pos)
 	n := copy(tr.buf, tr.buf[tr.pos:tr.end])
 	tr.pos, tr.end = 0, n
 	for tr.end == n {
@@ -157,28 +156,51 @@ func (tr *tableReader) escape() error {
 	}
 	c := tr.buf[tr.pos+1]
 	tr.pos += 2
-	if simple := map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}; simple[c] != 0 {
-		tr.scratch = append(tr.scratch, simple[c])
-		return nil
-	}
-	if c != 'u' {
+	switch c {
+	case '"', '\\', '/':
+	case 'b':
+		c = '\b'
+	case 'f':
+		c = '\f'
+	case 'n':
+		c = '\n'
+	case 'r':
+		c = '\r'
+	case 't':
+		c = '\t'
+	case 'u':
+		return tr.unicodeEscape()
+	default:
 		return tr.syntaxError("invalid escape \\%c in a string", c)
 	}
-	r, err := tr.hex4()
-	if err != nil {
+	tr.scratch = append(tr.scratch, c)
+	return nil
+}
+
+// unicodeEscape decodes the hex digits of a \u escape and, for a
+// surrogate pair, the \u escape after it.
+func (tr *tableReader) unicodeEscape() error {
+	if err := tr.need(4); err != nil {
 		return err
 	}
+	r, ok := hex4(tr.buf[tr.pos : tr.pos+4])
+	if !ok {
+		return tr.syntaxError("invalid \\u escape")
+	}
+	tr.pos += 4
 	if utf16.IsSurrogate(r) {
-		r2 := utf8.RuneError
+		// As in encoding/json: a surrogate pair is one code point; any
+		// other surrogate is U+FFFD, and what follows it is read anew.
+		pair := utf8.RuneError
 		if tr.need(6) == nil && tr.buf[tr.pos] == '\\' && tr.buf[tr.pos+1] == 'u' {
-			tr.pos += 2
-			low, err := tr.hex4()
-			if err != nil {
-				return err
+			if low, ok := hex4(tr.buf[tr.pos+2 : tr.pos+6]); ok {
+				pair = utf16.DecodeRune(r, low)
 			}
-			r2 = utf16.DecodeRune(r, low)
 		}
-		r = r2
+		if pair != utf8.RuneError {
+			tr.pos += 6
+		}
+		r = pair
 	}
 	tr.scratch = utf8.AppendRune(tr.scratch, r)
 	return nil
@@ -194,23 +216,34 @@ func (tr *tableReader) need(n int) error {
 	return nil
 }
 
-func (tr *tableReader) hex4() (rune, error) {
-	if err := tr.need(4); err != nil {
-		return 0, err
+// hex4 decodes the four hexadecimal digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
 	}
-	v, err := strconv.ParseUint(string(tr.buf[tr.pos:tr.pos+4]), 16, 16)
-	if err != nil {
-		return 0, tr.syntaxError("invalid \\u escape")
-	}
-	tr.pos += 4
-	return rune(v), nil
+	return r, true
 }
 
 // word reads the run of letters, digits, '-', '+' and '.' at the reader's
 // position: a number or a literal.
 func (tr *tableReader) word() (string, error) {
-	if _, err := tr.peek(); err != nil {
+	c, err := tr.peek()
+	if err != nil {
 		return "", err
+	}
+	if !isWordByte(c) {
+		return "", tr.syntaxError("expected a number, true, false or null, found %q", c)
 	}
 	var w []byte
 	for {
@@ -252,43 +285,102 @@ func (tr *tableReader) entry(e *Entry) error {
 	}
 }
 
-// field reads the value of one entry field.
+// field reads the value of one entry field. null leaves target and status
+// as they are and unsets passthrough and meta, as encoding/json does.
 func (tr *tableReader) field(e *Entry, field string) error {
 	switch field {
-	case "id", "target":
+	case "id":
 		s, err := tr.str()
 		if err != nil {
-			return fmt.Errorf("%s: %w", field, err)
+			return fmt.Errorf("id: %w", err)
 		}
-		if field == "id" {
-			e.ID = string(s)
-		} else {
-			e.Target = string(s)
+		e.ID = string(s)
+	case "target":
+		null, err := tr.null()
+		if err != nil {
+			return fmt.Errorf("target: %w", err)
 		}
+		if null {
+			return nil
+		}
+		s, err := tr.str()
+		if err != nil {
+			return fmt.Errorf("target: %w", err)
+		}
+		e.Target = string(s)
 	case "status":
 		w, err := tr.word()
 		if err != nil {
-			return err
+			return fmt.Errorf("status: %w", err)
+		}
+		if w == "null" {
+			return nil
+		}
+		if !isJSONInteger(w) {
+			return fmt.Errorf("status %q: not an integer (write digits only, as in 302)", w)
 		}
 		if e.Status, err = strconv.Atoi(w); err != nil {
-			return fmt.Errorf("status %q: not a whole number", w)
+			return fmt.Errorf("status %q: out of range", w)
 		}
 	case "passthrough":
 		w, err := tr.word()
 		if err != nil {
-			return err
+			return fmt.Errorf("passthrough: %w", err)
 		}
-		if w != "true" && w != "false" {
+		switch w {
+		case "null":
+			e.Passthrough = nil
+		case "true", "false":
+			on := w == "true"
+			e.Passthrough = &on
+		default:
 			return fmt.Errorf("passthrough %q: not true or false", w)
 		}
-		on := w == "true"
-		e.Passthrough = &on
 	case "meta":
+		null, err := tr.null()
+		if err != nil {
+			return fmt.Errorf("meta: %w", err)
+		}
+		if null {
+			e.Meta = nil
+			return nil
+		}
 		return tr.meta(e)
 	default:
 		return fmt.Errorf("unknown field %q (an entry has id, target, status, passthrough and meta)", field)
 	}
 	return nil
+}
+
+// null consumes a null and reports true, or reports false and consumes
+// nothing when the next value is something else.
+func (tr *tableReader) null() (bool, error) {
+	if c, err := tr.peek(); err != nil || c != 'n' {
+		return false, err
+	}
+	w, err := tr.word()
+	if err != nil {
+		return false, err
+	}
+	if w != "null" {
+		return false, tr.syntaxError("expected a value, found %s", w)
+	}
+	return true, nil
+}
+
+// isJSONInteger reports whether w is an integer in JSON's grammar:
+// -?(0|[1-9][0-9]*), without sign "+", leading zero, fraction or exponent.
+func isJSONInteger(w string) bool {
+	w = strings.TrimPrefix(w, "-")
+	if w == "" || w[0] == '0' && len(w) > 1 {
+		return false
+	}
+	for i := range len(w) {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // meta reads the metadata object: string keys and string values.
@@ -321,9 +413,11 @@ func (tr *tableReader) meta(e *Entry) error {
 	}
 }
 
-// each reads the whole table, calling fn for every entry with its index.
-// Errors from fn are returned as they are; the caller adds the position.
-func (tr *tableReader) each(fn func(i int, e *Entry) error) (entry int, err error) {
+// each reads the whole table, calling fn for every entry, and returns the
+// number of entries, or on error the index of the entry at fault (-1 when
+// outside the entries). Errors from fn are returned as they are; the caller
+// adds the position.
+func (tr *tableReader) each(fn func(e *Entry) error) (entry int, err error) {
 	if err := tr.expect('{'); err != nil {
 		return -1, err
 	}
@@ -353,7 +447,7 @@ func (tr *tableReader) each(fn func(i int, e *Entry) error) (entry int, err erro
 		if err := tr.entry(&e); err != nil {
 			return i, err
 		}
-		if err := fn(i, &e); err != nil {
+		if err := fn(&e); err != nil {
 			return i, err
 		}
 		i++
