@@ -1,7 +1,9 @@
 package ark
 
 import (
+	"hash/maphash"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/ristretto/v2"
 )
@@ -16,8 +18,18 @@ const defaultCacheSize = 100_000
 // It may be closed at any time, even while requests use it: ristretto's
 // Close is not safe while Get and Set run, so get and set hold mu shared and
 // close holds it alone; once closed, get misses and set does nothing.
+//
+// Only cores seen twice recently are offered to ristretto: seen is a
+// doorkeeper, one hash per slot, in front of ristretto's own. Offering a
+// resolution costs ristretto admission and eviction work on its goroutine,
+// and under a stream of spellings that never come back (random traffic, a
+// flood of unknown identifiers) that work cost more than resolving again
+// (BENCHMARKS.md). A core that does come back is cached on its second
+// request.
 type resolutionCache struct {
 	c      *ristretto.Cache[string, *resolution]
+	seen   []atomic.Uint64 // the hash of the last core offered in each slot
+	seed   maphash.Seed
 	mu     sync.RWMutex
 	closed bool
 }
@@ -33,7 +45,11 @@ func newResolutionCache(size int) (*resolutionCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &resolutionCache{c: c}, nil
+	slots := 1
+	for slots < size {
+		slots *= 2
+	}
+	return &resolutionCache{c: c, seen: make([]atomic.Uint64, slots), seed: maphash.MakeSeed()}, nil
 }
 
 // get returns the cached resolution of core, counting the hit or miss.
@@ -51,8 +67,13 @@ func (rc *resolutionCache) get(core string) (res *resolution, ok bool) {
 	return res, ok
 }
 
-// set caches the resolution of core, unless the cache is closed.
+// set caches the resolution of core if core was offered recently too,
+// unless the cache is closed.
 func (rc *resolutionCache) set(core string, res *resolution) {
+	h := maphash.String(rc.seed, core)
+	if rc.seen[h&uint64(len(rc.seen)-1)].Swap(h) != h {
+		return // the first time: it may never come back
+	}
 	rc.mu.RLock()
 	defer rc.mu.RUnlock()
 	if !rc.closed {

@@ -17,6 +17,7 @@ func TestCacheClosesWhileInUse(t *testing.T) {
 			t.Fatal(err)
 		}
 		rc.set("ark:12345/kept", &resolution{status: 302})
+		rc.set("ark:12345/kept", &resolution{status: 302}) // the second offer is the one cached
 		rc.c.Wait()
 		if _, ok := rc.get("ark:12345/kept"); !ok {
 			t.Fatal("a resolution set before close is not cached")
@@ -45,5 +46,26 @@ func TestCacheClosesWhileInUse(t *testing.T) {
 		}
 		close(stop)
 		wg.Wait()
+	}
+}
+
+// A core offered once is not cached: under a stream of spellings that never
+// come back, ristretto's admission work costs more than resolving again. A
+// core offered twice is.
+func TestCacheAdmitsCoresOnTheirSecondOffer(t *testing.T) {
+	rc, err := newResolutionCache(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.close()
+	rc.set("ark:12345/once", &resolution{status: 302})
+	rc.set("ark:12345/twice", &resolution{status: 302})
+	rc.set("ark:12345/twice", &resolution{status: 302})
+	rc.c.Wait()
+	if _, ok := rc.get("ark:12345/once"); ok {
+		t.Error("a core offered once was cached")
+	}
+	if _, ok := rc.get("ark:12345/twice"); !ok {
+		t.Error("a core offered twice was not cached")
 	}
 }

@@ -53,18 +53,26 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 		outcomeForeign:  {"/ark:54321/elsewhere"},
 		outcomeMetadata: {"/ark:12345/x5wf6789?info", "/ark:12345/k8m2n4??", "/ark:12345/g5h6j7?"},
 	}
-	want := map[outcome]int{}
+	// ARKs spelled in normal form that are in the table are answered
+	// without the cache; every other request asks it.
+	inTable := map[string]bool{"ark:12345/x5wf6789": true, "ark:12345/k8m2n4": true, "ark:12345/efgh": true, "ark:12345/g5h6j7": true}
+	want, direct := map[outcome]int{}, 0
 	for o, paths := range requests {
 		for _, p := range paths {
 			if got := s.get(p); got.status >= 500 {
 				t.Fatalf("%s: %d", p, got.status)
 			}
 			want[o]++
+			if core, _, _ := strings.Cut(p[1:], "?"); inTable[core] {
+				direct++
+			}
 		}
 	}
 	// A hit needs the entry stored, which ristretto does asynchronously.
+	// An ARK in normal form is answered from the table without the cache:
+	// a repaired spelling goes through it.
 	waitFor(t, "a cache hit", func() bool {
-		s.get("/ark:12345/x5wf6789")
+		s.get("/ark:/12345/x5-wf6789")
 		want[outcomeInPlace]++
 		return s.metrics()["caddy_ark_cache_hits_total"] > before["caddy_ark_cache_hits_total"]
 	})
@@ -83,8 +91,8 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 	}
 	lookups := after["caddy_ark_cache_hits_total"] + after["caddy_ark_cache_misses_total"] -
 		before["caddy_ark_cache_hits_total"] - before["caddy_ark_cache_misses_total"]
-	if lookups != float64(total) {
-		t.Errorf("cache hits + misses went up by %v for %d requests", lookups, total)
+	if lookups != float64(total-direct) {
+		t.Errorf("cache hits + misses went up by %v for %d requests, %d of them answered without the cache", lookups, total, direct)
 	}
 
 	// A reload of the same config keeps the counts and shares the table:

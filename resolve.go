@@ -43,25 +43,41 @@ type resolution struct {
 }
 
 // resolve returns the resolution of core, the escaped request path without
-// its leading "/" and without query.
+// its leading "/" and without query. An ARK spelled in normal form that is
+// in the table is answered straight from it: that costs less than asking
+// the cache (about 150 ns, no allocation but the answer's). The cache is in
+// front of everything else, which costs more to work out: repaired
+// spellings, ancestors, templates, refusals.
 func (rs *resolver) resolve(core string) *resolution {
-	if rs.cache != nil {
-		if res, ok := rs.cache.get(core); ok {
-			return res
+	if isURN(core) {
+		return rs.cached(core, func() *resolution { return rs.computeURN(core) })
+	}
+	a, err := rs.parser.ParseARK(core)
+	if err == nil && a.Key() == core {
+		if e, ok := rs.table.lookup(core); ok {
+			return (&resolution{key: core, ark: a, isARK: true, shoulder: a.Shoulder()}).fromEntry(e, "exact", core, "")
 		}
 	}
-	res := rs.compute(core)
-	if rs.cache != nil {
-		rs.cache.set(core, res)
+	return rs.cached(core, func() *resolution { return rs.computeARK(a, err) })
+}
+
+// cached returns the cached resolution of core, or computes and caches it.
+func (rs *resolver) cached(core string, compute func() *resolution) *resolution {
+	if rs.cache == nil {
+		return compute()
 	}
+	if res, ok := rs.cache.get(core); ok {
+		return res
+	}
+	res := compute()
+	rs.cache.set(core, res)
 	return res
 }
 
-func (rs *resolver) compute(core string) *resolution {
-	if len(core) >= 4 && strings.EqualFold(core[:4], "urn:") {
-		return rs.computeURN(core)
-	}
-	a, err := rs.parser.ParseARK(core)
+func isURN(core string) bool { return len(core) >= 4 && strings.EqualFold(core[:4], "urn:") }
+
+// computeARK resolves a, the ARK that ParseARK returned with err.
+func (rs *resolver) computeARK(a normalize.ARK, err error) *resolution {
 	if err != nil {
 		return refusal(err)
 	}
@@ -130,9 +146,20 @@ func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolu
 	}
 	res.target = joinTarget(e.target, suffix, "")
 	if res.outcome == outcomeInPlace {
-		res.local, _ = url.Parse(res.target) // checked when the entry loaded; nil is parsed per request
+		res.local = localURL(res.target)
 	}
 	return res
+}
+
+// localURL returns a local target as a URL, without parsing one that is a
+// plain path. It is nil if the target does not parse (it was checked when
+// the entry loaded); the handler then parses it again and reports why.
+func localURL(target string) *url.URL {
+	if !strings.ContainsAny(target, "%?#") {
+		return &url.URL{Path: target}
+	}
+	u, _ := url.Parse(target)
+	return u
 }
 
 // suffixSafe reports whether a qualifier may be appended to target: once
