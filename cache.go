@@ -9,7 +9,7 @@ import (
 )
 
 // defaultCacheSize is how many resolutions the cache holds by default.
-const defaultCacheSize = 100_000
+const defaultCacheSize = 10_000
 
 // resolutionCache holds resolutions by raw request core. Ristretto's TinyLFU
 // admission keeps frequently requested identifiers in it even when a flood of

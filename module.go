@@ -65,7 +65,7 @@ type Handler struct {
 	// longer ones get 414. Default 1024; values below 255 count as 255.
 	MaxLength int `json:"max_length,omitempty"`
 
-	// How many resolutions the cache holds (default 100000); -1 turns the
+	// How many resolutions the cache holds (default 10000); -1 turns the
 	// cache off.
 	CacheSize int `json:"cache_size,omitempty"`
 
