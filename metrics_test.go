@@ -53,9 +53,11 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 		outcomeForeign:  {"/ark:54321/elsewhere"},
 		outcomeMetadata: {"/ark:12345/x5wf6789?info", "/ark:12345/k8m2n4??", "/ark:12345/g5h6j7?"},
 	}
-	// ARKs spelled in normal form that are in the table are answered
-	// without the cache; every other request asks it.
-	inTable := map[string]bool{"ark:12345/x5wf6789": true, "ark:12345/k8m2n4": true, "ark:12345/efgh": true, "ark:12345/g5h6j7": true}
+	// ARKs spelled in normal form that are in the table, and ARKs refused
+	// as they are read, are answered without the cache; every other
+	// request asks it.
+	inTable := map[string]bool{"ark:12345/x5wf6789": true, "ark:12345/k8m2n4": true, "ark:12345/efgh": true, "ark:12345/g5h6j7": true,
+		"ark:12345": true, "ark:12345/" + strings.Repeat("x", 400): true}
 	want, direct := map[outcome]int{}, 0
 	for o, paths := range requests {
 		for _, p := range paths {

@@ -214,8 +214,8 @@ func (h *Handler) Validate() error {
 	if h.MaxLength < 0 {
 		return fmt.Errorf("max_length %d: must be positive", h.MaxLength)
 	}
-	if h.CacheSize < -1 {
-		return fmt.Errorf("cache_size %d: must be positive, or -1 for no cache", h.CacheSize)
+	if h.CacheSize < -1 || h.CacheSize > maxCacheSize {
+		return fmt.Errorf("cache_size %d: must be between 1 and %d, or -1 for no cache", h.CacheSize, maxCacheSize)
 	}
 	if h.WatchInterval < 0 {
 		return fmt.Errorf("watch_interval %v: must be positive", time.Duration(h.WatchInterval))

@@ -44,21 +44,24 @@ type resolution struct {
 
 // resolve returns the resolution of core, the escaped request path without
 // its leading "/" and without query. An ARK spelled in normal form that is
-// in the table is answered straight from it: that costs less than asking
-// the cache (about 150 ns, no allocation but the answer's). The cache is in
-// front of everything else, which costs more to work out: repaired
-// spellings, ancestors, templates, refusals.
+// in the table is answered straight from it, and a core that does not parse
+// is refused straight away: both cost less than a round trip through the
+// cache (BENCHMARKS.md). The cache is in front of the rest: repaired
+// spellings, ancestors, templates, foreign and unknown identifiers.
 func (rs *resolver) resolve(core string) *resolution {
 	if isURN(core) {
 		return rs.cached(core, func() *resolution { return rs.computeURN(core) })
 	}
 	a, err := rs.parser.ParseARK(core)
-	if err == nil && a.Key() == core {
+	if err != nil {
+		return refusal(err) // costs less than asking the cache
+	}
+	if a.Key() == core {
 		if e, ok := rs.table.lookup(core); ok {
 			return (&resolution{key: core, ark: a, isARK: true, shoulder: a.Shoulder()}).fromEntry(e, "exact", core, "")
 		}
 	}
-	return rs.cached(core, func() *resolution { return rs.computeARK(a, err) })
+	return rs.cached(core, func() *resolution { return rs.computeARK(a) })
 }
 
 // cached returns the cached resolution of core, or computes and caches it.
@@ -76,11 +79,8 @@ func (rs *resolver) cached(core string, compute func() *resolution) *resolution 
 
 func isURN(core string) bool { return len(core) >= 4 && strings.EqualFold(core[:4], "urn:") }
 
-// computeARK resolves a, the ARK that ParseARK returned with err.
-func (rs *resolver) computeARK(a normalize.ARK, err error) *resolution {
-	if err != nil {
-		return refusal(err)
-	}
+// computeARK resolves a parsed ARK.
+func (rs *resolver) computeARK(a normalize.ARK) *resolution {
 	if a.NAAN() == normalize.InvalidNAAN {
 		return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
 			reason: "NAAN " + normalize.InvalidNAAN + " is reserved for invalid ARKs"}
@@ -152,11 +152,13 @@ func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolu
 }
 
 // localURL returns a local target as a URL, without parsing one that is a
-// plain path. It is nil if the target does not parse (it was checked when
-// the entry loaded); the handler then parses it again and reports why.
+// plain path: with no "%", the path as written is also its escaped form, so
+// it keeps its spelling (a proxy sends it upstream as written). It is nil
+// if the target does not parse (it was checked when the entry loaded); the
+// handler then parses it again and reports why.
 func localURL(target string) *url.URL {
 	if !strings.ContainsAny(target, "%?#") {
-		return &url.URL{Path: target}
+		return &url.URL{Path: target, RawPath: target}
 	}
 	u, _ := url.Parse(target)
 	return u

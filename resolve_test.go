@@ -281,3 +281,22 @@ func TestTemplateWithAQueryTakesQualifiers(t *testing.T) {
 		}
 	}
 }
+
+// The target served in place reaches the next handler spelled as it was
+// written, with or without a query: sub-delimiters are not re-escaped
+// (a reverse proxy sends this URI upstream).
+func TestInPlaceTargetKeepsItsSpelling(t *testing.T) {
+	s := startSite(t, `
+	ark {
+		map ark:12345/x5a "/objects/a!b(c)[1].html"
+	}
+	respond "{http.request.uri}"`)
+	for p, want := range map[string]string{
+		"/ark:12345/x5a":     "/objects/a!b(c)[1].html",
+		"/ark:12345/x5a?q=1": "/objects/a!b(c)[1].html?q=1",
+	} {
+		if got := s.get(p); got.body != want {
+			t.Errorf("%s: next handler saw %q, want %q", p, got.body, want)
+		}
+	}
+}

@@ -23,9 +23,12 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 	path := writeFile(t, "arks.json", tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v1"}))
 	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 20ms\n\tforeign 404\n}")
 	location := func(id string) string { return s.get("/" + id).location }
-	for range 3 { // warm the cache, with the miss too
+	for range 3 { // warm the cache (a repaired spelling and a miss are cached from their second request)
 		if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v1" {
 			t.Fatalf("v1: %q", got)
+		}
+		if got := location("ark:/12345/x5-wf6789"); got != "https://repo.example.org/v1" {
+			t.Fatalf("v1, repaired spelling: %q", got)
 		}
 		if got := s.get("/ark:12345/newone"); got.status != http.StatusNotFound {
 			t.Fatalf("newone before: %d", got.status)
@@ -38,6 +41,9 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 		Entry{ID: "ark:12345/newone", Target: "https://repo.example.org/newone"}))
 	waitFor(t, "the swap", func() bool { return len(logEntries(t, s.log, swappedIn)) == 1 })
 	if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v2" {
+		t.Errorf("the old table answered after the swap: %q", got)
+	}
+	if got := location("ark:/12345/x5-wf6789"); got != "https://repo.example.org/v2" {
 		t.Errorf("a cached answer outlived the swap: %q", got)
 	}
 	if got := location("ark:12345/newone"); got != "https://repo.example.org/newone" {
