@@ -184,3 +184,13 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// expectRedirects checks that each raw path answers 302 with its Location.
+func (s *site) expectRedirects(want map[string]string) {
+	s.t.Helper()
+	for p, location := range want {
+		if got := s.get(p); got.status != 302 || got.location != location {
+			s.t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, location)
+		}
+	}
+}

@@ -109,18 +109,14 @@ func TestPassthroughAppendsTheNormalizedSuffix(t *testing.T) {
 			t.Errorf("%s: got %d %q, want the page under the target directory", p, got.status, got.body)
 		}
 	}
-	for p, want := range map[string]string{
+	s.expectRedirects(map[string]string{
 		"/ark:12345/x5abcd/c2/s4.pdf":     "https://repo.example.org/abcd/c2/s4.pdf",
 		"/ark:12345/x5abcd/c-2/s4.pdf.en": "https://repo.example.org/abcd/c2/s4.en.pdf",
 		"/ark:12345/x5abcd.pdf.en":        "https://repo.example.org/abcd.en.pdf",
 		"/ark:12345/c3700931/p1":          "https://repo.example.org/c3700931/p1?from=ark",
 		"/ark:12345/d5/c2":                "https://repo.example.org/dir/c2",
 		"/ark:12345/c3700931/p1?page=2":   "https://repo.example.org/c3700931/p1?from=ark&page=2",
-	} {
-		if got := s.get(p); got.status != 302 || got.location != want {
-			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
-		}
-	}
+	})
 	if got := s.get("/ark:12345/f3p0q7/c1"); got.status != http.StatusNotFound {
 		t.Errorf("passthrough off: got %d %q, want 404", got.status, got.location)
 	}
@@ -131,15 +127,11 @@ func TestPassthroughAppendsTheNormalizedSuffix(t *testing.T) {
 
 func TestTemplatesBuildTargetsFromTheARK(t *testing.T) {
 	s := baseSite(t)
-	for p, want := range map[string]string{
+	s.expectRedirects(map[string]string{
 		"/ark:12345/t3zq81":        "https://repo.example.org/t/zq81",
 		"/ark:12345/t3-zq81/c1.en": "https://repo.example.org/t/zq81/c1.en",
 		"/ark:12345/t3x9bb":        "https://repo.example.org/t3x9/bb", // the longer shoulder wins
-	} {
-		if got := s.get(p); got.status != 302 || got.location != want {
-			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
-		}
-	}
+	})
 	if got := s.get("/ark:67890/x5wf6789"); got.status != 200 || got.body != readFile(t, "testdata/site/objects/x5wf6789.html") {
 		t.Errorf("NAAN template in place: got %d %q", got.status, got.body)
 	}
@@ -160,15 +152,11 @@ func TestPlaceholdersReachLaterHandlers(t *testing.T) {
 
 func TestForeignNAANsGoToTheGlobalResolver(t *testing.T) {
 	s := baseSite(t)
-	for p, want := range map[string]string{
+	s.expectRedirects(map[string]string{
 		"/ark:/99166/w66d-60p2":    "https://n2t.net/ark:99166/w66d60p2",
 		"/ark:99166/w66d60p2?info": "https://n2t.net/ark:99166/w66d60p2?info",
 		"/ark:99166/w66d60p2?":     "https://n2t.net/ark:99166/w66d60p2?",
-	} {
-		if got := s.get(p); got.status != 302 || got.location != want {
-			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
-		}
-	}
+	})
 	// Our own NAANs are never forwarded: that could loop.
 	for _, p := range []string{"/ark:12345/zzzz", "/ark:67890/"} {
 		if got := s.get(p); got.status == 302 {
@@ -271,15 +259,11 @@ func TestTemplateWithAQueryTakesQualifiers(t *testing.T) {
 		shoulder ark:12345/t3 https://example.org/r?id={http.ark.name}
 		shoulder ark:12345/w4 /files?id={http.ark.name} 302
 	}`)
-	for p, want := range map[string]string{
+	s.expectRedirects(map[string]string{
 		"/ark:12345/t3x/c":   "https://example.org/r/c?id=t3x",
 		"/ark:12345/t3x.pdf": "https://example.org/r.pdf?id=t3x",
 		"/ark:12345/w4x/c":   "/files/c?id=w4x",
-	} {
-		if got := s.get(p); got.status != 302 || got.location != want {
-			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
-		}
-	}
+	})
 }
 
 // The target served in place reaches the next handler spelled as it was
