@@ -140,8 +140,8 @@ func (e *ImportError) Unwrap() error { return e.Err }
 
 // The errors stores return; the API maps them to statuses.
 var (
-	ErrNotFound     = errors.New("not minted or bound")                            // 404
-	ErrPrecondition = errors.New("the binding has changed since it was read")      // 412
+	ErrNotFound     = errors.New("not minted or bound")                             // 404
+	ErrPrecondition = errors.New("the binding has changed since it was read")       // 412
 	ErrWithdrawn    = errors.New("withdrawn: a withdrawn identifier never changes") // 409
 	ErrConflict     = errors.New("already bound differently")                       // 409
 	ErrUnavailable  = errors.New("the store is unavailable")                        // 503
