@@ -11,10 +11,6 @@ import (
 // defaultCacheSize is how many resolutions the cache holds by default.
 const defaultCacheSize = 10_000
 
-// maxCacheSize bounds cache_size: the cache's doorkeeper and ristretto's
-// counters are allocated up front, for every table swap too.
-const maxCacheSize = 1 << 24
-
 // resolutionCache holds resolutions by raw request core. Ristretto's TinyLFU
 // admission keeps frequently requested identifiers in it even when a flood of
 // one-off requests (random or unknown identifiers) passes through.

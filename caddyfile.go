@@ -63,9 +63,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "foreign":
 			err = h.unmarshalForeign(d)
 		case "max_length":
-			err = unmarshalInt(d, "max_length", &h.MaxLength, "")
+			err = unmarshalInt(d, "max_length", &h.MaxLength, maxMaxLength, "")
 		case "cache_size":
-			err = unmarshalInt(d, "cache_size", &h.CacheSize, "off")
+			err = unmarshalInt(d, "cache_size", &h.CacheSize, maxCacheSize, "off")
 		case "policy":
 			err = h.unmarshalPolicy(d)
 		case "info_template":
@@ -125,6 +125,7 @@ func (h *Handler) unmarshalTables(d *caddyfile.Dispenser) error {
 // unmarshalMap reads "map <id> <target> [<status>]" or "map <id> 410", with
 // an optional block of passthrough and metadata.
 func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *tableBuilder) error {
+	at := fmt.Sprintf("%s:%d", d.File(), d.Line())
 	args := d.RemainingArgs()
 	var e Entry
 	switch {
@@ -159,9 +160,13 @@ func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *tableBuilder) error
 		if e.Meta == nil {
 			e.Meta = map[string]string{}
 		}
+		if _, dup := e.Meta[key]; dup {
+			return d.Errf("map %s: meta %q appears twice", e.ID, key)
+		}
 		e.Meta[key] = value
 	}
-	maps.startSource(fmt.Sprintf("the map at %s:%d", d.File(), d.Line()))
+	e.Source = at
+	maps.startSource(e.sourceName())
 	if err := maps.add(&e); err != nil {
 		return d.Errf("map: %v", err)
 	}
@@ -199,6 +204,9 @@ func (h *Handler) unmarshalWatch(d *caddyfile.Dispenser) error {
 	interval, err := caddy.ParseDuration(d.Val())
 	if err != nil || interval <= 0 {
 		return d.Errf("watch: %q is not a positive duration", d.Val())
+	}
+	if interval < minWatchInterval {
+		return d.Errf("watch: %s is too short: the shortest interval is %s", d.Val(), minWatchInterval)
 	}
 	h.WatchInterval = caddy.Duration(interval)
 	if d.NextArg() {
@@ -244,9 +252,9 @@ func unmarshalOne(d *caddyfile.Dispenser, dst *string) error {
 	return nil
 }
 
-// unmarshalInt reads the positive number of subdirective name, or off
-// (stored as -1) when off is the word for it.
-func unmarshalInt(d *caddyfile.Dispenser, name string, dst *int, off string) error {
+// unmarshalInt reads the number of subdirective name, from 1 to limit, or
+// off (stored as -1) when off is the word for it.
+func unmarshalInt(d *caddyfile.Dispenser, name string, dst *int, limit int, off string) error {
 	var s string
 	if err := unmarshalOne(d, &s); err != nil {
 		return err
@@ -258,6 +266,9 @@ func unmarshalInt(d *caddyfile.Dispenser, name string, dst *int, off string) err
 	n, err := strconv.Atoi(s)
 	if err != nil || n <= 0 {
 		return d.Errf("%s: %q is not a positive number", name, s)
+	}
+	if n > limit {
+		return d.Errf("%s: %d is more than the limit, %d", name, n, limit)
 	}
 	*dst = n
 	return nil

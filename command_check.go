@@ -45,9 +45,32 @@ func checkTables(paths []string, out io.Writer) error {
 		if i+1 < len(t.sources) {
 			next = t.sources[i+1].first
 		}
-		fmt.Fprintf(out, "%s: %d identifiers\n", s.name, next-s.first)
+		fmt.Fprintf(out, "%s: %s\n", s.name, count(next-s.first, "identifier"))
 	}
-	fmt.Fprintf(out, "ok: %d identifiers (%d ARKs under NAAN %s, %d URNs): %d in place, %d redirected, %d related (303), %d withdrawn (410)\n",
-		t.len(), t.len()-urns, strings.Join(naans, ", "), urns, inPlace, redirect, related, gone)
+	if t.len() == 0 {
+		fmt.Fprintln(out, `ok: no identifiers: the table is empty ({"entries": []})`)
+		return nil
+	}
+	var kinds []string
+	if arks := t.len() - urns; arks > 0 {
+		under := "NAAN"
+		if len(naans) > 1 {
+			under = "NAANs"
+		}
+		kinds = append(kinds, fmt.Sprintf("%s under %s %s", count(arks, "ARK"), under, strings.Join(naans, ", ")))
+	}
+	if urns > 0 {
+		kinds = append(kinds, count(urns, "URN"))
+	}
+	fmt.Fprintf(out, "ok: %s (%s): %d in place, %d redirected, %d related (303), %d withdrawn (410)\n",
+		count(t.len(), "identifier"), strings.Join(kinds, "; "), inPlace, redirect, related, gone)
 	return nil
+}
+
+// count writes n and noun, in the plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

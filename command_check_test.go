@@ -13,8 +13,8 @@ func TestBinaryCheck(t *testing.T) {
 		{"id": "urn:nbn:de:101-2024", "target": "https://repo.example.org/t"}]}`)
 	b := writeFile(t, "b.json", `{"entries": [{"id": "ark:67890/g5h6j7", "status": 410}]}`)
 	out, errOut, status := runCaddy(t, "", "ark", "check", a, b)
-	want := a + ": 3 identifiers\n" + b + ": 1 identifiers\n" +
-		"ok: 4 identifiers (3 ARKs under NAAN 12345, 67890, 1 URNs): 1 in place, 1 redirected, 1 related (303), 1 withdrawn (410)\n"
+	want := a + ": 3 identifiers\n" + b + ": 1 identifier\n" +
+		"ok: 4 identifiers (3 ARKs under NAANs 12345, 67890; 1 URN): 1 in place, 1 redirected, 1 related (303), 1 withdrawn (410)\n"
 	if status != 0 || out != want {
 		t.Errorf("good tables: status %d, stdout:\n%s\nwant:\n%s\nstderr: %s", status, out, want, errOut)
 	}

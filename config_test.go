@@ -32,7 +32,7 @@ func TestBadTablesFailTheLoadAndNameTheEntry(t *testing.T) {
 		"NAAN 99999":                        {writeFile(t, "n.json", `{"entries": [{"id": "ark:99999/x", "target": "/x"}]}`), []string{"entry 0", "reserved for invalid ARKs"}},
 		"unknown field":                     {writeFile(t, "f.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "stauts": 302}]}`), []string{"entry 0", "stauts"}},
 		"not JSON":                          {writeFile(t, "j.json", "{\"entries\": [\n{\"id\": \"ark:12345/x\",, }]}"), []string{"j.json:2"}},
-		"no entries":                        {writeFile(t, "e.json", `{"rows": []}`), []string{"entries"}},
+		"no entries":                        {writeFile(t, "e.json", `{"rows": []}`), []string{`found the key "rows": a table is a JSON object {"entries": [...]}`}},
 		"missing file":                      {"/nonexistent/arks.json", []string{"/nonexistent/arks.json"}},
 	} {
 		s := &site{t: t}

@@ -41,6 +41,11 @@ type Entry struct {
 	// inflection: the ERC kernel "who", "what", "when", "where", and
 	// "persistence", "variance", "allocated" or any other key.
 	Meta map[string]string `json:"meta,omitempty"`
+
+	// Where the entry was written, such as "Caddyfile:12", named by
+	// errors about it. The Caddyfile adapter sets it for each map; table
+	// files do not use it.
+	Source string `json:"source,omitempty"`
 }
 
 // assignment is an Entry compiled for resolution.
@@ -57,6 +62,9 @@ var errPermanentRedirect = errors.New("permanent redirects (301, 308) are not al
 // compile validates e and returns its key, its NAAN ("" for a URN) and its
 // assignment.
 func (e *Entry) compile() (key, naan string, a assignment, err error) {
+	if err := checkEntryLimits(e); err != nil {
+		return "", "", a, err
+	}
 	if key, naan, err = assignableKey(e.ID); err != nil {
 		return "", "", a, err
 	}

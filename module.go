@@ -10,7 +10,6 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -107,6 +106,11 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 // resolver and starts watching.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	// Caddy provisions before it validates: check the bounds before
+	// anything is allocated by them.
+	if err := h.Validate(); err != nil {
+		return err
+	}
 	if err := h.joinMetrics(ctx); err != nil {
 		return err
 	}
@@ -172,10 +176,6 @@ func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 		if rs.cache, err = newResolutionCache(h.cacheSize()); err != nil {
 			return nil, err
 		}
-		// A resolver swapped out by watch may still serve requests in
-		// flight. Closing its cache under them is safe, but they would
-		// miss: close it once no request can reach the resolver.
-		runtime.AddCleanup(rs, (*resolutionCache).close, rs.cache)
 	}
 	return rs, nil
 }
@@ -211,14 +211,14 @@ func (h *Handler) cacheSize() int {
 
 // Validate checks the parts of the configuration that need no loading.
 func (h *Handler) Validate() error {
-	if h.MaxLength < 0 {
-		return fmt.Errorf("max_length %d: must be positive", h.MaxLength)
+	if h.MaxLength < 0 || h.MaxLength > maxMaxLength {
+		return fmt.Errorf("max_length %d: must be between 1 and %d", h.MaxLength, maxMaxLength)
 	}
 	if h.CacheSize < -1 || h.CacheSize > maxCacheSize {
 		return fmt.Errorf("cache_size %d: must be between 1 and %d, or -1 for no cache", h.CacheSize, maxCacheSize)
 	}
-	if h.WatchInterval < 0 {
-		return fmt.Errorf("watch_interval %v: must be positive", time.Duration(h.WatchInterval))
+	if h.WatchInterval < 0 || h.WatchInterval > 0 && time.Duration(h.WatchInterval) < minWatchInterval {
+		return fmt.Errorf("watch_interval %v: must be at least %v", time.Duration(h.WatchInterval), minWatchInterval)
 	}
 	return checkForeign(h.Foreign)
 }

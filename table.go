@@ -228,7 +228,7 @@ func difference(a, b *assignment) string {
 // loadFile streams the table file at path into b. Errors name the file,
 // the line and the entry.
 func (b *tableBuilder) loadFile(path string) error {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return err
 	}
@@ -242,6 +242,11 @@ func (b *tableBuilder) loadFile(path string) error {
 	return &loadError{file: path, line: tr.line, entry: entry, err: err}
 }
 
+// sourceName names the handler's own entry e in errors.
+func (e *Entry) sourceName() string {
+	return "the map at " + e.Source
+}
+
 // bytesPerEntry estimates a table file's size per entry, to size the index
 // before reading it.
 const bytesPerEntry = 80
@@ -252,11 +257,15 @@ type loadError struct {
 	file  string // the table file; "" for the handler's own entries
 	line  int    // 1-based line in file
 	entry int    // index of the entry at fault; -1 when outside the entries
-	err   error
+	// where the handler's own entry was written (Entry.Source), if known
+	source string
+	err    error
 }
 
 func (e *loadError) Error() string {
 	switch {
+	case e.file == "" && e.source != "":
+		return fmt.Sprintf("the map at %s: %v", e.source, e.err)
 	case e.file == "":
 		return fmt.Sprintf("entries[%d]: %v", e.entry, e.err)
 	case e.entry < 0:
@@ -283,8 +292,11 @@ func loadTable(files []string, inline []Entry) (*table, error) {
 	}
 	b.startSource("entries")
 	for i := range inline {
+		if inline[i].Source != "" {
+			b.startSource(inline[i].sourceName())
+		}
 		if err := b.add(&inline[i]); err != nil {
-			return nil, &loadError{entry: i, err: err}
+			return nil, &loadError{entry: i, source: inline[i].Source, err: err}
 		}
 	}
 	return b.t, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -112,9 +113,11 @@ func (tr *tableReader) more(close byte, first bool) (bool, error) {
 	return false, tr.syntaxError("expected ',' or %q, found %q", close, c)
 }
 
-// str reads a JSON string into tr.scratch and returns it; the slice is
-// valid until the next read.
-func (tr *tableReader) str() ([]byte, error) {
+// str reads a JSON string of at most limit bytes, decoded, into tr.scratch
+// and returns it; the slice is valid until the next read. A longer string
+// is refused as soon as it is known to be too long, so memory stays
+// bounded whatever the file holds.
+func (tr *tableReader) str(limit int) ([]byte, error) {
 	if err := tr.expect('"'); err != nil {
 		return nil, err
 	}
@@ -126,6 +129,9 @@ func (tr *tableReader) str() ([]byte, error) {
 			if c == '"' {
 				tr.scratch = append(tr.scratch, tr.buf[start:tr.pos]...)
 				tr.pos++
+				if len(tr.scratch) > limit {
+					return nil, errTooLong{limit}
+				}
 				return tr.scratch, nil
 			}
 			if c == '\\' || c < 0x20 {
@@ -134,6 +140,9 @@ func (tr *tableReader) str() ([]byte, error) {
 			tr.pos++
 		}
 		tr.scratch = append(tr.scratch, tr.buf[start:tr.pos]...)
+		if len(tr.scratch) > limit {
+			return nil, errTooLong{limit}
+		}
 		if tr.pos == tr.end {
 			if !tr.fill() {
 				return nil, tr.endError()
@@ -148,6 +157,18 @@ func (tr *tableReader) str() ([]byte, error) {
 		}
 	}
 }
+
+// errTooLong refuses a string longer than its limit.
+type errTooLong struct{ limit int }
+
+func (e errTooLong) Error() string { return fmt.Sprintf("longer than %d bytes", e.limit) }
+
+// maxKeyBytes bounds the keys of the table object and of entries, which
+// are all short words.
+const maxKeyBytes = 64
+
+// tableFormat says what a table file holds, for errors about its shape.
+const tableFormat = `a table is a JSON object {"entries": [...]} holding a list of entries, and nothing else`
 
 // escape decodes the escape sequence at the reader's position.
 func (tr *tableReader) escape() error {
@@ -266,16 +287,23 @@ func (tr *tableReader) entry(e *Entry) error {
 	if err := tr.expect('{'); err != nil {
 		return err
 	}
+	var seen [len(entryFields)]bool
 	for first := true; ; first = false {
 		more, err := tr.more('}', first)
 		if err != nil || !more {
 			return err
 		}
-		key, err := tr.str()
+		key, err := tr.str(maxKeyBytes)
 		if err != nil {
 			return err
 		}
 		field := string(key)
+		if i := slices.Index(entryFields[:], field); i >= 0 {
+			if seen[i] {
+				return fmt.Errorf("%q appears twice in the entry: a repeated key is refused, so that the table means what its reader sees", field)
+			}
+			seen[i] = true
+		}
 		if err := tr.expect(':'); err != nil {
 			return err
 		}
@@ -285,12 +313,15 @@ func (tr *tableReader) entry(e *Entry) error {
 	}
 }
 
+// entryFields are the keys of an entry object.
+var entryFields = [...]string{"id", "target", "status", "passthrough", "meta"}
+
 // field reads the value of one entry field. null leaves target and status
 // as they are and unsets passthrough and meta, as encoding/json does.
 func (tr *tableReader) field(e *Entry, field string) error {
 	switch field {
 	case "id":
-		s, err := tr.str()
+		s, err := tr.str(maxIDBytes)
 		if err != nil {
 			return fmt.Errorf("id: %w", err)
 		}
@@ -303,7 +334,7 @@ func (tr *tableReader) field(e *Entry, field string) error {
 		if null {
 			return nil
 		}
-		s, err := tr.str()
+		s, err := tr.str(maxTargetBytes)
 		if err != nil {
 			return fmt.Errorf("target: %w", err)
 		}
@@ -383,7 +414,8 @@ func isJSONInteger(w string) bool {
 	return true
 }
 
-// meta reads the metadata object: string keys and string values.
+// meta reads the metadata object: string keys and string values, within
+// the limits on their number and sizes, each key once.
 func (tr *tableReader) meta(e *Entry) error {
 	if err := tr.expect('{'); err != nil {
 		return fmt.Errorf("meta: %w", err)
@@ -394,20 +426,26 @@ func (tr *tableReader) meta(e *Entry) error {
 		if err != nil || !more {
 			return err
 		}
-		k, err := tr.str()
+		if len(e.Meta) == maxMetaKeys {
+			return fmt.Errorf("meta: more than %d keys", maxMetaKeys)
+		}
+		k, err := tr.str(maxMetaKeyBytes)
 		if err != nil {
-			return err
+			return fmt.Errorf("meta: a key: %w", err)
 		}
 		key := string(k)
+		if _, dup := e.Meta[key]; dup {
+			return fmt.Errorf("meta %q appears twice: a repeated key is refused, so that the table means what its reader sees", key)
+		}
 		if err := tr.expect(':'); err != nil {
 			return err
 		}
 		if c, err := tr.peek(); err != nil || c != '"' {
 			return fmt.Errorf("meta %q: the value must be a string", key)
 		}
-		v, err := tr.str()
+		v, err := tr.str(maxMetaValueBytes)
 		if err != nil {
-			return err
+			return fmt.Errorf("meta %q: %w", key, err)
 		}
 		e.Meta[key] = string(v)
 	}
@@ -418,20 +456,8 @@ func (tr *tableReader) meta(e *Entry) error {
 // outside the entries). Errors from fn are returned as they are; the caller
 // adds the position.
 func (tr *tableReader) each(fn func(e *Entry) error) (entry int, err error) {
-	if err := tr.expect('{'); err != nil {
-		return -1, err
-	}
-	key, err := tr.str()
-	if err != nil {
-		return -1, err
-	}
-	if string(key) != "entries" {
-		return -1, fmt.Errorf("unknown field %q: a table is {\"entries\": [...]}", key)
-	}
-	if err := tr.expect(':'); err != nil {
-		return -1, err
-	}
-	if err := tr.expect('['); err != nil {
+	tr.skipBOM()
+	if err := tr.start(); err != nil {
 		return -1, err
 	}
 	i := 0
@@ -452,6 +478,14 @@ func (tr *tableReader) each(fn func(e *Entry) error) (entry int, err error) {
 		}
 		i++
 	}
+	if c, err := tr.peek(); err == nil && c == ',' {
+		tr.pos++
+		key, err := tr.str(maxKeyBytes)
+		if err != nil {
+			return -1, fmt.Errorf("found more after the entries: %s", tableFormat)
+		}
+		return -1, fmt.Errorf("found the key %q after \"entries\": %s", key, tableFormat)
+	}
 	if err := tr.expect('}'); err != nil {
 		return -1, err
 	}
@@ -459,6 +493,49 @@ func (tr *tableReader) each(fn func(e *Entry) error) (entry int, err error) {
 		return -1, errors.New("data after the table's closing brace")
 	}
 	return i, nil
+}
+
+// skipBOM skips a UTF-8 byte order mark at the start of the file, which
+// spreadsheet exports write.
+func (tr *tableReader) skipBOM() {
+	if tr.need(3) == nil && string(tr.buf[tr.pos:tr.pos+3]) == "\uFEFF" {
+		tr.pos += 3
+	}
+}
+
+// start reads the table up to the first entry: {"entries": [. Anything
+// else is refused with an error that says what a table is and what the
+// file holds instead.
+func (tr *tableReader) start() error {
+	c, err := tr.peek()
+	switch {
+	case errors.Is(err, errSyntax):
+		return fmt.Errorf("the file is empty: %s", tableFormat)
+	case err != nil:
+		return err
+	case c == '[':
+		return fmt.Errorf("found a list, not an object: %s; write the list as the value of \"entries\"", tableFormat)
+	case c != '{':
+		return fmt.Errorf("found %q, not an object: %s", c, tableFormat)
+	}
+	tr.pos++
+	if c, err := tr.peek(); err == nil && c == '}' {
+		return fmt.Errorf("found an empty object {}: %s", tableFormat)
+	}
+	key, err := tr.str(maxKeyBytes)
+	if err != nil {
+		return err
+	}
+	if string(key) != "entries" {
+		return fmt.Errorf("found the key %q: %s", key, tableFormat)
+	}
+	if err := tr.expect(':'); err != nil {
+		return err
+	}
+	if c, err := tr.peek(); err == nil && c != '[' {
+		return fmt.Errorf("\"entries\" is not a list: %s", tableFormat)
+	}
+	return tr.expect('[')
 }
 
 // isWordByte reports whether c can be part of a JSON number or literal.

@@ -82,8 +82,14 @@ func tableKey(paths []string, stamps []fileStamp, inline string) string {
 	return b.String()
 }
 
-// entriesHash identifies a handler's own entries in table keys.
+// entriesHash identifies a handler's own entries in table keys. Where an
+// entry was written does not count: a Caddyfile edit that only moves a map
+// keeps the table.
 func entriesHash(entries []Entry) string {
+	entries = slices.Clone(entries)
+	for i := range entries {
+		entries[i].Source = ""
+	}
 	data, _ := json.Marshal(entries) // strings, numbers and string maps: it cannot fail
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
@@ -163,7 +169,10 @@ func loadErrorFields(err error) []zap.Field {
 	switch {
 	case errors.As(err, &le):
 		file := le.file
-		if file == "" {
+		switch {
+		case file == "" && le.source != "":
+			file = le.source
+		case file == "":
 			file = "entries"
 		}
 		fields := []zap.Field{zap.String("file", file)}

@@ -70,8 +70,10 @@ func (h *Handler) watch(interval time.Duration, stop <-chan struct{}, done chan<
 
 // reload loads the table files at the versions stamps and swaps the table
 // in: requests that have the old resolver finish with it, later ones get
-// the new one, with a new, empty cache. The old cache is closed once no
-// request can reach it (see newResolver). On error the old table stays.
+// the new one, with a new, empty cache. The old cache is closed at once,
+// so that its memory is not held until the old resolver is collected:
+// requests still using it miss, which is safe (see resolutionCache). On
+// error the old table stays.
 func (h *Handler) reload(stamps []fileStamp) error {
 	key := tableKey(h.Tables, stamps, h.live.inline)
 	t, err := h.acquireTable(key, stamps, triggerWatch)
@@ -84,7 +86,9 @@ func (h *Handler) reload(stamps []fileStamp) error {
 		h.logger.Error("table not reloaded: the running table keeps serving", zap.Error(err))
 		return err
 	}
-	h.resolver.Store(rs)
+	if old := h.resolver.Swap(rs); old != nil && old.cache != nil {
+		old.cache.close()
+	}
 	h.releaseTable()
 	h.live.key, h.live.stamps = key, stamps
 	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.len()))
