@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -23,6 +24,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 	rs := h.resolver.Load()
+	if rs == nil {
+		// Only a request that outlived its server's shutdown gets here.
+		return caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))
+	}
 	res := rs.resolve(core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	vars := &arkVars{res: res}

@@ -236,13 +236,18 @@ func checkForeign(foreign string) error {
 }
 
 // Cleanup stops the watcher and the cache's goroutines, and releases the
-// table and the metrics.
+// table and the metrics. Caddy calls it once the config's servers have
+// stopped, so the handler drops its resolver: the table's memory can then
+// be given back at once (see returnMemory) instead of when Caddy lets go
+// of the old config.
 func (h *Handler) Cleanup() error {
 	h.stopWatching()
 	h.leaveMetrics()
-	h.releaseTable()
-	if rs := h.resolver.Load(); rs != nil && rs.cache != nil {
+	if rs := h.resolver.Swap(nil); rs != nil && rs.cache != nil {
 		rs.cache.close()
+	}
+	if h.releaseTable() {
+		go returnMemory()
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 	path := writeTable(t, []Entry{{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/x"}})
 	body := func(i int) string {
 		// Each config differs a little, as real edits do, but not in its table.
-		return fmt.Sprintf("ark {\n\ttable %s\n\twatch 10ms\n\tmax_length %d\n}", path, 1000+i)
+		return fmt.Sprintf("ark {\n\ttable %s\n\twatch 100ms\n\tmax_length %d\n}", path, 1000+i)
 	}
 	s := startSite(t, body(0))
 	noKeepAlive := &http.Client{Transport: &http.Transport{DisableKeepAlives: true},

@@ -89,7 +89,9 @@ func (h *Handler) reload(stamps []fileStamp) error {
 	if old := h.resolver.Swap(rs); old != nil && old.cache != nil {
 		old.cache.close()
 	}
-	h.releaseTable()
+	if h.releaseTable() {
+		returnMemory()
+	}
 	h.live.key, h.live.stamps = key, stamps
 	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.len()))
 	return nil

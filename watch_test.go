@@ -21,7 +21,7 @@ const (
 
 func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 	path := writeFile(t, "arks.json", tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v1"}))
-	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 20ms\n\tforeign 404\n}")
+	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n\tforeign 404\n}")
 	location := func(id string) string { return s.get("/" + id).location }
 	for range 3 { // warm the cache (a repaired spelling and a miss are cached from their second request)
 		if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v1" {
@@ -133,7 +133,7 @@ func TestWatchSwapsUnderLoadWithoutFailuresOrStaleAnswers(t *testing.T) {
 		return tableJSON(t, entries...)
 	}
 	path := writeFile(t, "arks.json", version(0))
-	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 10ms\n}")
+	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n}")
 	transport := &http.Transport{MaxIdleConnsPerHost: 8}
 	defer transport.CloseIdleConnections()
 	burst := &http.Client{Transport: transport, Timeout: 10 * time.Second,
