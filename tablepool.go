@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -26,15 +27,15 @@ var tables = caddy.NewUsagePool()
 
 // liveTable is what a Handler keeps about the table it serves, besides the
 // resolver: the table's place in the pool, its metric, and the watcher.
-// Once the watcher runs, only it touches key and stamps, until Cleanup has
-// stopped it.
+// Once the watcher runs, only it touches key and stamps, under mu, until
+// Cleanup has stopped it.
 type liveTable struct {
+	mu      sync.Mutex        // held by the watcher to swap a table in, and to stop it
 	inline  string            // hash of the handler's own entries, part of every key
 	key     string            // pool key of the table in use, "" once released
 	stamps  []fileStamp       // the versions of the files it was read from
 	entries *entriesCollector // the config's caddy_ark_table_entries
 	stop    chan struct{}     // closed to stop the watcher; nil when none runs
-	done    chan struct{}     // closed when the watcher has stopped
 }
 
 // pooledTable is a table in the pool.

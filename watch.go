@@ -20,18 +20,20 @@ func (h *Handler) startWatching() {
 		if interval <= 0 {
 			interval = defaultWatchInterval
 		}
-		h.live.stop, h.live.done = make(chan struct{}), make(chan struct{})
-		go h.watch(interval, h.live.stop, h.live.done)
+		h.live.stop = make(chan struct{})
+		go h.watch(interval, h.live.stop)
 	}
 }
 
-// stopWatching stops the watcher, waiting for a reload in progress to
-// finish. It may be called more than once.
+// stopWatching stops the watcher. It never waits for a table the watcher
+// is reading, however large or slow: the watcher drops such a table
+// instead of swapping it in (see reload). It may be called more than once.
 func (h *Handler) stopWatching() {
 	if h.live.stop != nil {
+		h.live.mu.Lock()
 		close(h.live.stop)
-		<-h.live.done
 		h.live.stop = nil
+		h.live.mu.Unlock()
 	}
 }
 
@@ -41,8 +43,7 @@ func (h *Handler) stopWatching() {
 // being written is not read (and if it were, it would fail to parse and
 // not be applied). A version that fails to load is tried once, not at
 // every poll.
-func (h *Handler) watch(interval time.Duration, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
+func (h *Handler) watch(interval time.Duration, stop <-chan struct{}) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	var pending, failed []fileStamp
@@ -59,7 +60,7 @@ func (h *Handler) watch(interval time.Duration, stop <-chan struct{}, done chan<
 		case !slices.Equal(now, pending):
 			pending = now // changed since the last poll: wait for it to settle
 		case !slices.Equal(now, failed):
-			if err := h.reload(now); errors.Is(err, errChanged) {
+			if err := h.reload(now, stop); errors.Is(err, errChanged) {
 				pending = nil
 			} else if err != nil {
 				failed = now
@@ -73,15 +74,25 @@ func (h *Handler) watch(interval time.Duration, stop <-chan struct{}, done chan<
 // the new one, with a new, empty cache. The old cache is closed at once,
 // so that its memory is not held until the old resolver is collected:
 // requests still using it miss, which is safe (see resolutionCache). On
-// error the old table stays.
-func (h *Handler) reload(stamps []fileStamp) error {
+// error the old table stays. A table read while the watcher was stopped
+// is dropped.
+func (h *Handler) reload(stamps []fileStamp, stop <-chan struct{}) error {
 	key := tableKey(h.Tables, stamps, h.live.inline)
 	t, err := h.acquireTable(key, stamps, triggerWatch)
 	if err != nil {
 		return err
 	}
+	h.live.mu.Lock()
+	select {
+	case <-stop:
+		h.live.mu.Unlock()
+		_, _ = tables.Delete(key)
+		return nil
+	default:
+	}
 	rs, err := h.newResolver(t)
 	if err != nil {
+		h.live.mu.Unlock()
 		_, _ = tables.Delete(key)
 		h.logger.Error("table not reloaded: the running table keeps serving", zap.Error(err))
 		return err
@@ -89,10 +100,12 @@ func (h *Handler) reload(stamps []fileStamp) error {
 	if old := h.resolver.Swap(rs); old != nil && old.cache != nil {
 		old.cache.close()
 	}
-	if h.releaseTable() {
+	last := h.releaseTable()
+	h.live.key, h.live.stamps = key, stamps
+	h.live.mu.Unlock()
+	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.len()))
+	if last {
 		returnMemory()
 	}
-	h.live.key, h.live.stamps = key, stamps
-	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.len()))
 	return nil
 }
