@@ -61,11 +61,12 @@ type Handler struct {
 	Foreign string `json:"foreign,omitempty"`
 
 	// The longest identifier accepted, in code points, without its query;
-	// longer ones get 414. Default 1024; values below 255 count as 255.
+	// longer ones get 414. Default 1024, at most 8192; values below 255
+	// count as 255.
 	MaxLength int `json:"max_length,omitempty"`
 
-	// How many resolutions the cache holds (default 10000); -1 turns the
-	// cache off.
+	// How many resolutions the cache holds (default 10000, at most
+	// 1048576); -1 turns the cache off.
 	CacheSize int `json:"cache_size,omitempty"`
 
 	// Persistence statements for NAANs and shoulders, shown by ?info with
@@ -84,7 +85,8 @@ type Handler struct {
 	// logged.
 	Watch bool `json:"watch,omitempty"`
 
-	// How often watched table files are checked for changes. Default 1s.
+	// How often watched table files are checked for changes. Default 1s,
+	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
 	resolver atomic.Pointer[resolver]
