@@ -23,6 +23,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		return next.ServeHTTP(w, r)
 	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return writeRefusal(w, http.StatusMethodNotAllowed, "an identifier is answered for GET and HEAD only, not "+r.Method)
+	}
 	rs := h.resolver.Load()
 	if rs == nil {
 		// Only a request that outlived its server's shutdown gets here.
