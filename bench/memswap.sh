@@ -4,32 +4,15 @@
 set -e
 mode=$1 cache=$2 n=${3:-50}
 d=/tmp/hmem/run-$mode-$cache; rm -rf $d; mkdir -p $d
-cp /tmp/hmem/a.json $d/t.json
 cachel=""; [ "$cache" != default ] && cachel="cache_size $cache"
 watchl=""; [ "$mode" = watch ] && watchl="watch 1s"
-cat > $d/Caddyfile <<EOF
-{
-	admin localhost:23019
-	persist_config off
-	log {
-		output file $d/log.json
-		format json
-	}
-}
-:23080 {
-	bind 127.0.0.1
-	ark {
+. "$(dirname "$0")/hmem.sh"
+start_caddy /tmp/hmem/caddy $d "ark {
 		table t.json
 		$cachel
 		$watchl
-	}
-}
-EOF
+	}"
 head -2000 /tmp/hmem/keys.txt | awk '{print "url = \"http://127.0.0.1:23080/" $0 "\"\noutput = /dev/null"}' > $d/urls.cfg
-/tmp/hmem/caddy run --config $d/Caddyfile > $d/out.txt 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null' EXIT
-until curl -s -o /dev/null http://127.0.0.1:23080/ark:12345/x; do sleep 0.2; done
 traffic() { curl -s -K $d/urls.cfg; curl -s -K $d/urls.cfg; }
 rss() { awk '/VmRSS/{print int($2/1024)}' /proc/$pid/status; }
 traffic
@@ -48,4 +31,4 @@ for i in $(seq 1 $n); do
   r=$(rss); echo "cycle $i rss $r MiB peak-so-far $peak MiB"
   echo 5 > /proc/$pid/clear_refs
 done
-echo "RESULT mode=$mode cache=$cache ready=$ready after1=$(sed -n 's/^cycle 1 rss \([0-9]*\).*/\1/p' $d/cycles 2>/dev/null) final=$(rss) peak=$peak"
+echo "RESULT mode=$mode cache=$cache ready=$ready final=$(rss) peak=$peak"

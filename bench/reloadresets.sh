@@ -5,29 +5,12 @@
 set -e
 bin=$1 kind=$2 n=${3:-10}
 d=/tmp/hmem/reset-$kind-$(basename $bin); rm -rf $d; mkdir -p $d
-cp /tmp/hmem/a.json $d/t.json
 handler="ark {
 		table t.json
 	}"
 [ $kind = plain ] && handler='respond "ok"'
-cat > $d/Caddyfile <<EOF
-{
-	admin localhost:23019
-	persist_config off
-	log {
-		output file $d/log.json
-		format json
-	}
-}
-:23080 {
-	bind 127.0.0.1
-	$handler
-}
-EOF
-$bin run --config $d/Caddyfile > $d/out.txt 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null' EXIT
-until curl -s -o /dev/null http://127.0.0.1:23080/ark:12345/x; do sleep 0.2; done
+. "$(dirname "$0")/hmem.sh"
+start_caddy $bin $d "$handler"
 /tmp/hmem/reloadclient -c 50 -d $((n*8+6))s > $d/load.txt &
 lp=$!
 sleep 3
