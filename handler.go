@@ -55,10 +55,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.observe(r, repl, core, res, res.outcome, "")
 		return writeRefusal(w, res.status, res.reason)
 	}
-	target, ok := res.buildTarget(repl, query)
-	if !ok {
+	target, err := res.buildTarget(repl, query)
+	if err != nil {
 		h.observe(r, repl, core, res, outcomeInvalid, "")
-		return writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
+		return writeRefusal(w, http.StatusBadRequest, res.key+": "+err.Error())
 	}
 	if res.outcome == outcomeForeign && strings.EqualFold(hostname(r.Host), rs.foreignHost) {
 		h.observe(r, repl, core, res, outcomeNotFound, "")
@@ -71,7 +71,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		served := res.local
 		if served == nil || target != res.target {
 			if served, err = url.Parse(target); err != nil {
-				return caddyhttp.Error(http.StatusInternalServerError, err)
+				return writeRefusal(w, http.StatusBadRequest, res.key+": the target built from the request is not a valid path")
 			}
 		}
 		rewrite(r, served)
@@ -133,23 +133,24 @@ func passedQuery(r *http.Request, core string, res *resolution) (string, error) 
 }
 
 // buildTarget returns the target of res with query added, expanding a
-// template's placeholders; ok is false when the result is not safe.
-func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, bool) {
+// template's placeholders; it refuses a target that request data would
+// make unsafe.
+func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, error) {
 	if res.outcome == outcomeForeign {
-		return res.target + query, true
+		return res.target + query, nil
 	}
 	t := res.tmpl
 	if t == nil {
-		return joinTarget(res.target, "", query), true
+		return joinTarget(res.target, "", query), nil
 	}
-	target := repl.ReplaceAll(t.target, "")
-	if !t.suffixed {
-		target = joinTarget(target, res.suffix, "")
+	target, err := t.expand(repl, res.suffix)
+	if err != nil {
+		return "", err
 	}
-	if !t.keepsOrigin(target) || (t.local && !localPathSafe(target)) {
-		return "", false
+	if t.local && !localPathSafe(target) {
+		return "", errDotSegment
 	}
-	return joinTarget(target, "", query), true
+	return joinTarget(target, "", query), nil
 }
 
 // rewrite points the request at served, a local target, for the next

@@ -36,9 +36,9 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver
 	}
 	target := res.target
 	if res.tmpl != nil {
-		var ok bool
-		if target, ok = res.buildTarget(repl, ""); !ok {
-			return outcomeInvalid, writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
+		var err error
+		if target, err = res.buildTarget(repl, ""); err != nil {
+			return outcomeInvalid, writeRefusal(w, http.StatusBadRequest, res.key+": "+err.Error())
 		}
 	}
 	return outcomeMetadata, h.writeInfo(w, r, newRecord(r, core, res, target, rs.policies.covering(res.ark)))
