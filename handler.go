@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -75,6 +76,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			}
 		}
 		rewrite(r, served)
+		r = withoutRepairedSlash(r)
 		return next.ServeHTTP(&temporaryRedirects{caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}, r)
 	}
 	w.Header().Set("Location", target)
@@ -158,6 +160,22 @@ func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, 
 func rewrite(r *http.Request, served *url.URL) {
 	r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.URL.ForceQuery = served.Path, served.RawPath, served.RawQuery, false
 	r.RequestURI = r.URL.RequestURI()
+}
+
+// withoutRepairedSlash returns r with its original request's path stripped
+// of trailing slashes when the path it is served from has none: a trailing
+// "/" on an identifier is a lenient repair, and file_server, which compares
+// the original path with the file it serves, would otherwise redirect to
+// drop it instead of serving the file as the normal form does.
+func withoutRepairedSlash(r *http.Request) *http.Request {
+	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
+	if !ok || orig.URL == nil || !strings.HasSuffix(orig.URL.Path, "/") || strings.HasSuffix(r.URL.Path, "/") {
+		return r
+	}
+	u := *orig.URL
+	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
+	orig.URL = &u
+	return r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
 }
 
 // temporaryRedirects passes on the answer of the handlers that serve an
