@@ -52,7 +52,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return writeRefusal(w, http.StatusBadRequest, err.Error())
 	}
 	if res.target == "" && res.tmpl == nil {
-		addLinks(w.Header(), r, res) // a withdrawn identifier still links to its tombstone
+		h.self(r).addLinks(w.Header(), res) // a withdrawn identifier still links to its tombstone
 		h.observe(r, repl, core, res, res.outcome, "")
 		return writeRefusal(w, res.status, res.reason)
 	}
@@ -66,7 +66,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
 	}
 	vars.target = target
-	addLinks(w.Header(), r, res)
+	h.self(r).addLinks(w.Header(), res)
 	h.observe(r, repl, core, res, res.outcome, target)
 	if res.status == http.StatusOK {
 		served := res.local
@@ -76,8 +76,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			}
 		}
 		rewrite(r, served)
-		r = withoutRepairedSlash(r)
-		return next.ServeHTTP(&temporaryRedirects{caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}, r)
+		return serveInPlace(w, r, next)
 	}
 	w.Header().Set("Location", target)
 	w.WriteHeader(res.status)
@@ -162,20 +161,29 @@ func rewrite(r *http.Request, served *url.URL) {
 	r.RequestURI = r.URL.RequestURI()
 }
 
-// withoutRepairedSlash returns r with its original request's path stripped
-// of trailing slashes when the path it is served from has none: a trailing
-// "/" on an identifier is a lenient repair, and file_server, which compares
-// the original path with the file it serves, would otherwise redirect to
-// drop it instead of serving the file as the normal form does.
-func withoutRepairedSlash(r *http.Request) *http.Request {
+// serveInPlace hands a request rewritten to a local target to the next
+// handlers. A trailing "/" on an identifier is a lenient repair, but
+// file_server compares the original path with the file it serves and
+// redirects to drop the slash; when it does, the redirect is swallowed and
+// the request served again as if it had been spelled without the slash, so
+// the repaired spelling answers as the normal form does. A directory keeps
+// the slash and is never served twice.
+func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	tw := &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
-	if !ok || orig.URL == nil || !strings.HasSuffix(orig.URL.Path, "/") || strings.HasSuffix(r.URL.Path, "/") {
-		return r
+	if ok && orig.URL != nil && strings.HasSuffix(orig.URL.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
+		tw.dropSlash = strings.TrimSuffix(orig.URL.Path, "/")
 	}
+	if err := next.ServeHTTP(tw, r); err != nil || !tw.swallowed {
+		return err
+	}
+	w.Header().Del("Location")
+	w.Header().Del("Content-Type")
 	u := *orig.URL
 	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
 	orig.URL = &u
-	return r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
+	r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
+	return next.ServeHTTP(&temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}, r)
 }
 
 // temporaryRedirects passes on the answer of the handlers that serve an
@@ -185,10 +193,22 @@ func withoutRepairedSlash(r *http.Request) *http.Request {
 // drop a directory's trailing slash.
 type temporaryRedirects struct {
 	caddyhttp.ResponseWriterWrapper
+
+	// dropSlash is the original path without its repaired trailing "/": a
+	// permanent redirect there is swallowed (see serveInPlace).
+	dropSlash string
+	swallowed bool
 }
 
 // WriteHeader writes status, made temporary when it is a permanent redirect.
 func (w *temporaryRedirects) WriteHeader(status int) {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusPermanentRedirect:
+		if location, _, _ := strings.Cut(w.Header().Get("Location"), "?"); w.dropSlash != "" && location == w.dropSlash {
+			w.swallowed = true
+			return
+		}
+	}
 	switch status {
 	case http.StatusMovedPermanently:
 		status = http.StatusFound
@@ -196,6 +216,14 @@ func (w *temporaryRedirects) WriteHeader(status int) {
 		status = http.StatusTemporaryRedirect
 	}
 	w.ResponseWriterWrapper.WriteHeader(status)
+}
+
+// Write writes b, unless the answer was swallowed.
+func (w *temporaryRedirects) Write(b []byte) (int, error) {
+	if w.swallowed {
+		return len(b), nil
+	}
+	return w.ResponseWriterWrapper.Write(b)
 }
 
 // writeRefusal answers with status and a one-line plain-text reason.

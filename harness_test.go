@@ -24,6 +24,10 @@ type site struct {
 	t      *testing.T
 	base   string // http://127.0.0.1:port
 	global string // the global options block; globalOptions when ""
+
+	// catchAll makes the site answer any Host (":port") instead of
+	// http://127.0.0.1:port only.
+	catchAll bool
 }
 
 // globalOptions keep test servers off the admin port and the disk.
@@ -63,7 +67,11 @@ func (s *site) load(body string) error {
 	if s.global != "" {
 		global = s.global
 	}
-	caddyfile := global + "\n:" + port + " {\n\tbind 127.0.0.1\n" + body + "\n}\n"
+	address := "http://127.0.0.1:" + port
+	if s.catchAll {
+		address = ":" + port
+	}
+	caddyfile := global + "\n" + address + " {\n\tbind 127.0.0.1\n" + body + "\n}\n"
 	cfg, err := adaptCaddyfile(caddyfile, filepath.Join(s.t.TempDir(), "Caddyfile"))
 	if err != nil {
 		return err

@@ -22,13 +22,13 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver
 			return res.outcome, writeRefusal(w, res.status, res.reason)
 		}
 		if pol := rs.policies.exact(naan, ""); pol != nil {
-			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(r, core, pol))
+			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
 		}
 		return outcomeNotFound, writeRefusal(w, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here")
 	}
 	if res.how != "exact" && res.ark.Qualifier() == "" {
 		if pol := rs.policies.exact(res.ark.NAAN(), res.ark.Name()); pol != nil {
-			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(r, core, pol))
+			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
 		}
 	}
 	if res.entry == nil && res.tmpl == nil {
@@ -41,7 +41,7 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver
 			return outcomeInvalid, writeRefusal(w, http.StatusBadRequest, res.key+": "+err.Error())
 		}
 	}
-	return outcomeMetadata, h.writeInfo(w, r, newRecord(r, core, res, target, rs.policies.covering(res.ark)))
+	return outcomeMetadata, h.writeInfo(w, r, newRecord(h.self(r), core, res, target, rs.policies.covering(res.ark)))
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",
