@@ -36,7 +36,6 @@ func (s *site) getWithHost(path, host string, header http.Header) (answer, map[s
 	return answer{status: resp.StatusCode, location: resp.Header.Get("Location"), body: string(body), header: resp.Header}, record
 }
 
-
 // On a catch-all site, a forged Host never reaches a link: without
 // base_url, self-links are path-absolute (issue 9, item 9).
 func TestCatchAllSiteDoesNotReflectHost(t *testing.T) {

@@ -102,8 +102,8 @@ type Handler struct {
 	base      self // from BaseURL
 	siteHosts siteHosts
 	logger    *zap.Logger
-	infoPage *htmltemplate.Template
-	live     liveTable
+	infoPage  *htmltemplate.Template
+	live      liveTable
 }
 
 // CaddyModule returns the Caddy module information.
