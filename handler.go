@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 )
 
 // ServeHTTP answers requests for identifiers and passes all others to next.
@@ -67,23 +68,37 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	vars.target = target
 	h.self(r).addLinks(w.Header(), res)
-	h.observe(r, repl, core, res, res.outcome, target)
-	if res.status == http.StatusOK {
-		served := res.local
-		if served == nil || target != res.target {
-			if served, err = url.Parse(target); err != nil {
-				return writeRefusal(w, http.StatusBadRequest, res.key+": the target built from the request is not a valid path")
-			}
-		}
-		if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
-			return redirectToDirectory(w, r, res, query)
-		}
-		rewrite(r, served)
-		return serveInPlace(w, r, next)
+	if res.status != http.StatusOK {
+		h.observe(r, repl, core, res, res.outcome, target)
+		w.Header().Set("Location", target)
+		w.WriteHeader(res.status)
+		return nil
 	}
-	w.Header().Set("Location", target)
-	w.WriteHeader(res.status)
-	return nil
+	served := res.local
+	if served == nil || target != res.target {
+		if served, err = url.Parse(target); err != nil {
+			h.observe(r, repl, core, res, outcomeInvalid, "")
+			return writeRefusal(w, http.StatusBadRequest, res.key+": the target built from the request is not a valid path")
+		}
+	}
+	if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
+		h.observe(r, repl, core, res, res.outcome, target)
+		return redirectToDirectory(w, r, res, query)
+	}
+	rewrite(r, served)
+	status, err := serveInPlace(w, r, next)
+	if status != http.StatusNotFound && status != 0 {
+		h.observe(r, repl, core, res, res.outcome, target)
+		return err
+	}
+	h.observe(r, repl, core, res, outcomeMissing, target)
+	if status == 0 {
+		h.logger.Error("no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
+			zap.String("id", res.key), zap.String("target", target))
+		return caddyhttp.Error(http.StatusInternalServerError, errors.New("nothing serves in-place targets"))
+	}
+	h.logger.Warn("identifier resolved to a missing target", zap.String("id", res.key), zap.String("target", target))
+	return err
 }
 
 // requestCore returns the escaped request path without its leading "/" when
@@ -185,22 +200,30 @@ func redirectToDirectory(w http.ResponseWriter, r *http.Request, res *resolution
 // the request served again as if it had been spelled without the slash, so
 // the repaired spelling answers as the normal form does. A directory keeps
 // the slash and is never served twice.
-func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+//
+// It returns the status of the answer, 0 when nothing answered.
+func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (int, error) {
 	tw := &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
 	if ok && orig.URL != nil && strings.HasSuffix(orig.URL.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
 		tw.dropSlash = strings.TrimSuffix(orig.URL.Path, "/")
 	}
-	if err := next.ServeHTTP(tw, r); err != nil || !tw.swallowed {
-		return err
+	err := next.ServeHTTP(tw, r)
+	if err == nil && tw.swallowed {
+		w.Header().Del("Location")
+		w.Header().Del("Content-Type")
+		u := *orig.URL
+		u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
+		orig.URL = &u
+		r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
+		tw = &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
+		err = next.ServeHTTP(tw, r)
 	}
-	w.Header().Del("Location")
-	w.Header().Del("Content-Type")
-	u := *orig.URL
-	u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
-	orig.URL = &u
-	r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
-	return next.ServeHTTP(&temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}, r)
+	var handlerErr caddyhttp.HandlerError
+	if errors.As(err, &handlerErr) {
+		return handlerErr.StatusCode, err
+	}
+	return tw.status, err
 }
 
 // temporaryRedirects passes on the answer of the handlers that serve an
@@ -215,6 +238,7 @@ type temporaryRedirects struct {
 	// permanent redirect there is swallowed (see serveInPlace).
 	dropSlash string
 	swallowed bool
+	status    int // the status written, 0 until one is
 }
 
 // WriteHeader writes status, made temporary when it is a permanent redirect.
@@ -232,6 +256,9 @@ func (w *temporaryRedirects) WriteHeader(status int) {
 	case http.StatusPermanentRedirect:
 		status = http.StatusTemporaryRedirect
 	}
+	if w.status == 0 {
+		w.status = status
+	}
 	w.ResponseWriterWrapper.WriteHeader(status)
 }
 
@@ -240,7 +267,21 @@ func (w *temporaryRedirects) Write(b []byte) (int, error) {
 	if w.swallowed {
 		return len(b), nil
 	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
 	return w.ResponseWriterWrapper.Write(b)
+}
+
+// ReadFrom copies r to the answer, unless the answer was swallowed.
+func (w *temporaryRedirects) ReadFrom(r io.Reader) (int64, error) {
+	if w.swallowed {
+		return io.Copy(io.Discard, r)
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriterWrapper.ReadFrom(r)
 }
 
 // writeRefusal answers with status and a one-line plain-text reason.
