@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/normalize"
@@ -27,7 +26,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		return writeRefusal(w, http.StatusMethodNotAllowed, "an identifier is answered for GET and HEAD only, not "+r.Method)
+		return h.refuse(w, r, http.StatusMethodNotAllowed, "an identifier is answered for GET and HEAD only, not "+r.Method, "")
 	}
 	rs := h.resolver.Load()
 	if rs == nil {
@@ -45,26 +44,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if res.key == "" {
 		h.observe(r, repl, core, res, res.outcome, "")
-		return writeRefusal(w, res.status, res.reason)
+		return h.refuse(w, r, res.status, res.reason, res.key)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
 		h.observe(r, repl, core, res, outcomeInvalid, "")
-		return writeRefusal(w, http.StatusBadRequest, err.Error())
+		return h.refuse(w, r, http.StatusBadRequest, err.Error(), res.key)
 	}
 	if res.target == "" && res.tmpl == nil {
 		h.self(r).addLinks(w.Header(), res) // a withdrawn identifier still links to its tombstone
 		h.observe(r, repl, core, res, res.outcome, "")
-		return writeRefusal(w, res.status, res.reason)
+		return h.refuse(w, r, res.status, res.reason, res.key)
 	}
 	target, err := res.buildTarget(repl, query)
 	if err != nil {
 		h.observe(r, repl, core, res, outcomeInvalid, "")
-		return writeRefusal(w, http.StatusBadRequest, res.key+": "+err.Error())
+		return h.refuse(w, r, http.StatusBadRequest, res.key+": "+err.Error(), res.key)
 	}
 	if res.outcome == outcomeForeign && strings.EqualFold(hostname(r.Host), rs.foreignHost) {
 		h.observe(r, repl, core, res, outcomeNotFound, "")
-		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
+		return h.refuse(w, r, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver", res.key)
 	}
 	vars.target = target
 	h.self(r).addLinks(w.Header(), res)
@@ -78,7 +77,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if served == nil || target != res.target {
 		if served, err = url.Parse(target); err != nil {
 			h.observe(r, repl, core, res, outcomeInvalid, "")
-			return writeRefusal(w, http.StatusBadRequest, res.key+": the target built from the request is not a valid path")
+			return h.refuse(w, r, http.StatusBadRequest, res.key+": the target built from the request is not a valid path", res.key)
 		}
 	}
 	if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
@@ -282,16 +281,6 @@ func (w *temporaryRedirects) ReadFrom(r io.Reader) (int64, error) {
 		w.status = http.StatusOK
 	}
 	return w.ResponseWriterWrapper.ReadFrom(r)
-}
-
-// writeRefusal answers with status and a one-line plain-text reason.
-func writeRefusal(w http.ResponseWriter, status int, reason string) error {
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/plain; charset=utf-8")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, strconv.Itoa(status)+" "+http.StatusText(status)+": "+reason+"\n")
-	return nil
 }
 
 func hostname(hostport string) string {

@@ -19,12 +19,12 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver
 	if res.key == "" {
 		naan, ok := bareNAAN(core)
 		if !ok {
-			return res.outcome, writeRefusal(w, res.status, res.reason)
+			return res.outcome, h.refuse(w, r, res.status, res.reason, res.key)
 		}
 		if pol := rs.policies.exact(naan, ""); pol != nil {
 			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
 		}
-		return outcomeNotFound, writeRefusal(w, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here")
+		return outcomeNotFound, h.refuse(w, r, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here", "")
 	}
 	if res.how != "exact" && res.ark.Qualifier() == "" {
 		if pol := rs.policies.exact(res.ark.NAAN(), res.ark.Name()); pol != nil {
@@ -32,13 +32,13 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver
 		}
 	}
 	if res.entry == nil && res.tmpl == nil {
-		return res.outcome, writeRefusal(w, res.status, res.reason)
+		return res.outcome, h.refuse(w, r, res.status, res.reason, res.key)
 	}
 	target := res.target
 	if res.tmpl != nil {
 		var err error
 		if target, err = res.buildTarget(repl, ""); err != nil {
-			return outcomeInvalid, writeRefusal(w, http.StatusBadRequest, res.key+": "+err.Error())
+			return outcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.key+": "+err.Error(), res.key)
 		}
 	}
 	return outcomeMetadata, h.writeInfo(w, r, newRecord(h.self(r), core, res, target, rs.policies.covering(res.ark)))

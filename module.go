@@ -89,6 +89,11 @@ type Handler struct {
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
+	// The name of the organization that assigns this site's identifiers,
+	// such as "Example Museum": ?info's commitment names it as "who" (else
+	// the site's host), and the HTML pages link it to the site's home page.
+	Organization string `json:"organization,omitempty"`
+
 	// Set by the Caddyfile adapter: a digest of the table files' sizes,
 	// modification times and inodes when the Caddyfile was adapted. The
 	// handler does not use it; it is there so that a changed table file
