@@ -171,7 +171,10 @@ func localURL(target string) *url.URL {
 // with no path) would name a hidden file, which is not something the entry
 // assigns: 404; anything else that breaks the rule of segments.go is 400.
 func (res *resolution) checkSuffix(target, suffix string) *resolution {
-	base, _, _ := strings.Cut(target, "?")
+	base := target // the path: joinTarget puts the suffix before the query or fragment
+	if i := strings.IndexAny(target, "?#"); i >= 0 {
+		base = target[:i]
+	}
 	if strings.HasSuffix(base, "/") && strings.HasPrefix(suffix, ".") {
 		refused := (&resolution{key: res.key, ark: res.ark, isARK: res.isARK, shoulder: res.shoulder}).notFound()
 		refused.reason += `: the variant "` + suffix + `" cannot be appended to the target of ` + res.via + `, which ends in "/"`
