@@ -172,7 +172,7 @@ func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler
 	tw := &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
 	if ok && orig.URL != nil && strings.HasSuffix(orig.URL.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
-		tw.dropSlash = strings.TrimSuffix(orig.URL.Path, "/")
+		tw.dropSlash = redirectLocation(strings.TrimSuffix(orig.URL.Path, "/"))
 	}
 	if err := next.ServeHTTP(tw, r); err != nil || !tw.swallowed {
 		return err
@@ -194,8 +194,9 @@ func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler
 type temporaryRedirects struct {
 	caddyhttp.ResponseWriterWrapper
 
-	// dropSlash is the original path without its repaired trailing "/": a
-	// permanent redirect there is swallowed (see serveInPlace).
+	// dropSlash is the original path without its repaired trailing "/", as
+	// a redirect there spells it in Location: such a permanent redirect is
+	// swallowed (see serveInPlace).
 	dropSlash string
 	swallowed bool
 }
