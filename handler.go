@@ -20,7 +20,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	core, ok := requestCore(r)
 	if !ok {
 		if r.URL.Path == wellKnownPath {
-			return serveWellKnown(w, r)
+			return h.serveWellKnown(w, r)
 		}
 		return next.ServeHTTP(w, r)
 	}
