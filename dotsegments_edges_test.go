@@ -42,6 +42,9 @@ func TestRequestSegmentsNeverStartWithDotEdges(t *testing.T) {
 			t.Errorf("%s with X %q: got %d Location %q %q, want 400 saying a segment would start with \".\"", tc.path, tc.value, got.status, got.location, got.body)
 		}
 	}
+	if got := s.get("/ark:12345/f1.env"); got.status != http.StatusNotFound || got.location != "" {
+		t.Errorf("/ark:12345/f1.env: got %d Location %q %q, want 404: a variant after a target ending in /", got.status, got.location, got.body)
+	}
 	s.expectRedirects(map[string]string{
 		"/ark:12345/f1/c2.en":     "https://repo.example.org/files/c2.en#top",
 		"/ark:12345/f2.en":        "https://repo.example.org/files/x.en#top",
