@@ -28,13 +28,14 @@ func (h *Handler) self(r *http.Request) self {
 		return h.base
 	}
 	prefix := servicePrefix(r)
-	if strings.ContainsFunc(r.Host, notHostChar) || !h.siteHosts.match(r) {
+	host, known := h.siteHosts.match(r)
+	if !known || strings.ContainsFunc(host, notHostChar) {
 		return self{base: prefix}
 	}
 	if r.TLS != nil {
-		return self{base: "https://" + r.Host + prefix, host: r.Host}
+		return self{base: "https://" + host + prefix, host: host}
 	}
-	return self{base: "http://" + r.Host + prefix, host: r.Host}
+	return self{base: "http://" + host + prefix, host: host}
 }
 
 // servicePrefix returns the path prefix that routing stripped before the

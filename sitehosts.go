@@ -3,6 +3,7 @@ package ark
 import (
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -21,27 +22,47 @@ type serverSite struct {
 	ports map[string]bool
 }
 
-// match reports whether r's host is one the server it arrived on is
-// configured for by name, on a port it listens on: the host matchers
-// ignore the port, so a forged "example.org:1" would otherwise pass.
-func (s *siteHosts) match(r *http.Request) bool {
+// match returns r's host, spelled for a link, when it is one the server
+// it arrived on is configured for by name, on a port it listens on: the
+// host matchers ignore the port, so a forged "example.org:1" would
+// otherwise pass. The host is rebuilt from the name that matched
+// (lowercase, brackets only around an IPv6 address), since the matchers
+// also strip brackets ("[example.org]" matches example.org).
+func (s *siteHosts) match(r *http.Request) (string, bool) {
 	srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	if !ok {
-		return false
+		return "", false
 	}
 	site, ok := s.byServer.Load(srv)
 	if !ok {
 		site, _ = s.byServer.LoadOrStore(srv, newServerSite(srv))
 	}
-	if _, port, err := net.SplitHostPort(r.Host); err == nil && !site.(*serverSite).ports[port] {
-		return false
+	name, port, err := net.SplitHostPort(r.Host)
+	hasPort := err == nil
+	if !hasPort {
+		name = strings.TrimSuffix(strings.TrimPrefix(r.Host, "["), "]")
+	}
+	if hasPort && !site.(*serverSite).ports[port] {
+		return "", false
 	}
 	for _, m := range site.(*serverSite).hosts {
 		if m.Match(r) {
-			return true
+			return linkHost(name, port, hasPort), true
 		}
 	}
-	return false
+	return "", false
+}
+
+// linkHost spells a host name and port for a URL.
+func linkHost(name, port string, hasPort bool) string {
+	host := strings.ToLower(name)
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if hasPort {
+		host += ":" + port
+	}
+	return host
 }
 
 // newServerSite reads srv's host matchers and the ports it listens on.

@@ -19,6 +19,10 @@ func TestNamedSiteDoesNotReflectAForgedPort(t *testing.T) {
 		"127.0.0.1":          `<http://127.0.0.1/ark:12345/x5?info>; rel="describedby"`,
 		"127.0.0.1:1":        `</ark:12345/x5?info>; rel="describedby"`,
 		"127.0.0.1:0" + port: `</ark:12345/x5?info>; rel="describedby"`,
+		// Host matching strips brackets: the link is built from the name
+		// that matched, never from the Host as spelled.
+		"[127.0.0.1]:" + port: `<` + s.base + `/ark:12345/x5?info>; rel="describedby"`,
+		"[127.0.0.1]":         `<http://127.0.0.1/ark:12345/x5?info>; rel="describedby"`,
 	} {
 		got, _ := s.getWithHost("/ark:12345/x5", host, nil)
 		if link := got.header.Get("Link"); link != want {
