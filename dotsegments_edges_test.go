@@ -51,3 +51,28 @@ func TestRequestSegmentsNeverStartWithDotEdges(t *testing.T) {
 		"/ark:12345/o3/a%25zz.en": "https://repo.example.org/files/a%25zz.en",
 	})
 }
+
+// A template that appends the qualifier to a target ending in "/" treats a
+// variant as a table entry does (issue 9, item 11): not assigned, 404
+// saying why, not a 400.
+func TestVariantOfDirectoryTemplateIsNotAssigned(t *testing.T) {
+	s := startSite(t, `
+	root * `+testRoot(t)+`
+	ark {
+		naan 12345
+		shoulder ark:12345/v6 /files/
+		shoulder ark:12345/t3 https://obj.example.com
+		shoulder ark:12345/w4 https://obj.example.com/w/{http.ark.blade}
+	}
+	file_server`)
+	for p, via := range map[string]string{"/ark:12345/v6.env": "ark:12345/v6", "/ark:12345/t3x.en": "ark:12345/t3"} {
+		got := s.get(p)
+		if got.status != http.StatusNotFound || !strings.Contains(got.body, `cannot be appended to the target of `+via+`, which ends in "/"`) {
+			t.Errorf("%s: got %d %q", p, got.status, got.body)
+		}
+	}
+	s.expectRedirects(map[string]string{
+		"/ark:12345/t3x/c1.en": "https://obj.example.com/c1.en",
+		"/ark:12345/w4x.en":    "https://obj.example.com/w/x.en",
+	})
+}
