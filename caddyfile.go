@@ -2,6 +2,8 @@ package ark
 
 import (
 	"fmt"
+	"hash/fnv"
+	"io"
 	"path/filepath"
 	"strconv"
 
@@ -82,7 +84,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return err
 		}
 	}
+	if len(h.Tables) > 0 {
+		h.TableStamp = tableStamp(h.Tables)
+	}
 	return nil
+}
+
+// tableStamp digests the versions (size, modification time, inode) of the
+// table files at paths, for Handler.TableStamp.
+func tableStamp(paths []string) string {
+	digest := fnv.New64a()
+	_, _ = io.WriteString(digest, tableKey(paths, statFiles(paths), ""))
+	return strconv.FormatUint(digest.Sum64(), 16)
 }
 
 // unmarshalNAANs reads "naan <naan>...", checking each NAAN.

@@ -75,6 +75,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 				return writeRefusal(w, http.StatusBadRequest, res.key+": the target built from the request is not a valid path")
 			}
 		}
+		if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
+			return redirectToDirectory(w, r, res, query)
+		}
 		rewrite(r, served)
 		return serveInPlace(w, r, next)
 	}
@@ -159,6 +162,20 @@ func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, 
 func rewrite(r *http.Request, served *url.URL) {
 	r.URL.Path, r.URL.RawPath, r.URL.RawQuery, r.URL.ForceQuery = served.Path, served.RawPath, served.RawQuery, false
 	r.RequestURI = r.URL.RequestURI()
+}
+
+// redirectToDirectory answers an identifier served in place from a
+// directory, but requested without a trailing "/", with a temporary
+// redirect to its normal form with one, so that the index page's relative
+// links ("l1.html") resolve under the identifier and not beside it.
+func redirectToDirectory(w http.ResponseWriter, r *http.Request, res *resolution, query string) error {
+	location := servicePrefix(r) + "/" + res.key + "/"
+	if query != "" {
+		location += "?" + query
+	}
+	w.Header().Set("Location", location)
+	w.WriteHeader(http.StatusFound)
+	return nil
 }
 
 // serveInPlace hands a request rewritten to a local target to the next

@@ -89,6 +89,13 @@ type Handler struct {
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
+	// Set by the Caddyfile adapter: a digest of the table files' sizes,
+	// modification times and inodes when the Caddyfile was adapted. The
+	// handler does not use it; it is there so that a changed table file
+	// changes the adapted config, which a plain `caddy reload` (a no-op
+	// for an unchanged config) then applies.
+	TableStamp string `json:"table_stamp,omitempty"`
+
 	// The URL that this site's links to its own identifiers start with
 	// (Link headers, ?info's url, resolver and policy links), such as
 	// "https://example.org" or "https://example.org/resolver": an absolute

@@ -11,13 +11,13 @@ import (
 // redirected: a path segment that request data creates or extends never
 // decodes to something starting with ".", so that no request reaches a
 // hidden file (".env", ".git/") or climbs with "..", and never holds a
-// backslash, NUL or control character. Decoding is repeated until nothing
+// backslash or control character (NUL included). Decoding is repeated until nothing
 // changes, so that "%252e" counts as a dot too: a file server decodes once,
 // but an upstream behind reverse_proxy may decode again.
 
 // errDotSegment and errControlByte are the reasons a built target is refused.
 var (
-	errDotSegment  = errors.New(`a path segment taken from the request would start with "." (a hidden file, "." or ".."), or hold a backslash or NUL, once decoded`)
+	errDotSegment  = errors.New(`a path segment taken from the request would start with "." (a hidden file, "." or ".."), or hold a backslash or control character, once decoded`)
 	errControlByte = errors.New("the target would hold a control character taken from the request")
 )
 
@@ -118,11 +118,11 @@ func (t *builtTarget) String() string {
 // dottedSegment reports whether the escaped segment, decoded once or more
 // (leniently: a "%" that starts no escape stays, as many decoders keep it),
 // holds a part that starts with "." ("/" separating parts once decoded), a
-// backslash or a NUL. A segment still encoded after maxDecodings counts as
+// backslash or a control character. A segment still encoded after maxDecodings counts as
 // dotted.
 func dottedSegment(segment string) bool {
 	for range maxDecodings {
-		if strings.ContainsAny(segment, "\\\x00") {
+		if strings.ContainsFunc(segment, func(c rune) bool { return c < ' ' || c == 0x7f || c == '\\' }) {
 			return true
 		}
 		for part := range strings.SplitSeq(segment, "/") {
