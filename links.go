@@ -39,7 +39,8 @@ func (h *Handler) self(r *http.Request) self {
 }
 
 // servicePrefix returns the path prefix that routing stripped before the
-// handler saw the request ("/resolver" for handle_path /resolver/*), or "".
+// handler saw the request ("/resolver" for handle_path /resolver/*), or ""
+// (also when it starts with "//").
 func servicePrefix(r *http.Request) string {
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
 	if !ok || orig.URL == nil {
@@ -49,7 +50,13 @@ func servicePrefix(r *http.Request) string {
 	if !strings.HasSuffix(full, here) {
 		return ""
 	}
-	return full[:len(full)-len(here)]
+	prefix := full[:len(full)-len(here)]
+	if strings.HasPrefix(prefix, "//") {
+		// A rewrite took away a part the client chose; "//host" would make
+		// every path-absolute link and redirect name that host.
+		return ""
+	}
+	return prefix
 }
 
 // notHostChar reports whether c may not appear in a URL's host and port.
