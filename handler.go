@@ -82,7 +82,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
 		h.observe(r, repl, core, res, res.outcome, target)
-		return redirectToDirectory(w, r, res, query)
+		return redirectToDirectory(w, h.self(r), res, query)
 	}
 	rewrite(r, served)
 	status, err := serveInPlace(w, r, next)
@@ -182,8 +182,8 @@ func rewrite(r *http.Request, served *url.URL) {
 // directory, but requested without a trailing "/", with a temporary
 // redirect to its normal form with one, so that the index page's relative
 // links ("l1.html") resolve under the identifier and not beside it.
-func redirectToDirectory(w http.ResponseWriter, r *http.Request, res *resolution, query string) error {
-	location := servicePrefix(r) + "/" + res.key + "/"
+func redirectToDirectory(w http.ResponseWriter, at self, res *resolution, query string) error {
+	location := at.identifierURL(res.key) + "/"
 	if query != "" {
 		location += "?" + query
 	}
