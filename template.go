@@ -131,6 +131,11 @@ func (t Template) compile() (template, error) {
 	c := template{naan: naan, shoulder: shoulder, target: withRootPath(t.Target), origin: "/",
 		local: strings.HasPrefix(t.Target, "/"), suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
 	c.pieces = splitPlaceholders(c.target)
+	for _, p := range c.pieces {
+		if name, ok := strings.CutPrefix(strings.Trim(p.text, "{}"), placeholderPrefix); p.placeholder && ok && !slices.Contains(templatePlaceholders, name) {
+			return template{}, fmt.Errorf("target %q: unknown placeholder {%s%s}; a template may use {http.ark.%s}", t.Target, placeholderPrefix, name, strings.Join(templatePlaceholders, "}, {http.ark."))
+		}
+	}
 	if !c.local {
 		scheme, rest, _ := strings.Cut(c.target, "://")
 		host := rest[:max(strings.IndexAny(rest, "/?#"), 0)]
