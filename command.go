@@ -44,7 +44,8 @@ func normalizeCommand() *cobra.Command {
 		Long: `
 Prints the normal form of each identifier (ARK or URN), one per line. With no
 argument, reads identifiers from standard input, one per line, skipping blank
-lines. An identifier that does not parse is reported on standard error as
+lines. A resolver's URL of an identifier (https://n2t.net/ark:/12345/x) stands
+for the identifier: the resolver prefix is not part of it. An identifier that does not parse is reported on standard error as
 "<input>: <error>", with the byte offset of the problem, and the others are
 still processed. The exit status is 1 if any identifier failed, else 0.
 `,
