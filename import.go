@@ -60,6 +60,8 @@ type importer struct {
 
 func newImporter(name string, out, errOut io.Writer) *importer {
 	im := &importer{name: name, b: newTableBuilder(0), out: bufio.NewWriter(out), errOut: errOut}
+	im.b.startSource(name)
+	im.b.t.sources[0].lines = []int32{}
 	im.enc = json.NewEncoder(&im.buf)
 	im.enc.SetEscapeHTML(false)
 	return im
@@ -100,11 +102,12 @@ func (im *importer) take(row importRow) {
 		e.Status = n
 	}
 	before := im.b.t.len()
-	im.b.startSource(fmt.Sprintf("%s:%d", im.name, row.line))
 	if err := im.b.add(&e); err != nil {
 		im.problem(row.line, err)
 		return
 	}
+	src := &im.b.t.sources[0]
+	src.lines = append(src.lines, int32(row.line))
 	if im.b.t.len() == before {
 		im.dups++
 		return

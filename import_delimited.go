@@ -52,7 +52,7 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 		}
 		var perr *csv.ParseError
 		if errors.As(err, &perr) {
-			row(importRow{line: perr.Line, err: perr.Err})
+			row(importRow{line: perr.StartLine, err: fmt.Errorf("%v (the record starting on this line; the error is on line %d)", perr.Err, perr.Line)})
 			continue
 		}
 		if err != nil {

@@ -230,3 +230,17 @@ func TestBinaryImport(t *testing.T) {
 		t.Errorf("status %d, stderr %q", status, stderr)
 	}
 }
+
+// A conflict names the line of the earlier assignment, counting lines
+// that repeat an assignment and were left out.
+func TestImportConflictsNameTheEarlierLine(t *testing.T) {
+	path := writeFile(t, "d.csv", "ark:12345/a,/a\nark:12345/b,/b\nark:12345/a,/a\nark:12345/c,/c\nark:12345/-c,/d\nark:12345/b,/e\n")
+	_, stderr, err := runArkCommand(t, "", "import", "-o", filepath.Join(t.TempDir(), "t.json"), path)
+	want := path + `:5: id "ark:12345/-c" is ark:12345/c, already assigned by ` + path + `:4 with a different target ("/c", not "/d"): equivalent identifiers cannot be assigned twice
+` + path + `:6: id "ark:12345/b" is ark:12345/b, already assigned by ` + path + `:2 with a different target ("/b", not "/e"): equivalent identifiers cannot be assigned twice
+Error: ` + path + `: 2 problems: the table was not completed
+`
+	if err == nil || stderr != want {
+		t.Errorf("err %v, stderr:\n%s\nwant:\n%s", err, stderr, want)
+	}
+}
