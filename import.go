@@ -135,14 +135,18 @@ func importID(s string) string {
 	if id, prefix := normalize.TrimResolver(s); prefix != "" {
 		return id
 	}
-	if !strings.HasPrefix(s, "/") {
-		return s
+	for i := 0; strings.HasPrefix(s[i:], "/"); {
+		seg := s[i+1:]
+		if len(seg) >= 4 && (strings.EqualFold(seg[:4], "ark:") || strings.EqualFold(seg[:4], "urn:")) {
+			return seg
+		}
+		next := strings.IndexByte(seg, '/')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
 	}
-	id, prefix := normalize.TrimResolver("http://host" + s)
-	if prefix == "" {
-		return s
-	}
-	return id
+	return s
 }
 
 // importStats is what an import did.
