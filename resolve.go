@@ -124,6 +124,11 @@ func (rs *resolver) computeARK(ctx context.Context, a normalize.ARK) *resolution
 			if !localPathSafe("/" + a.Name() + res.suffix) {
 				return unsafeQualifier(res.key)
 			}
+			if !t.suffixed {
+				if refused := res.variantAfterSlash(targetPath(t.target), res.suffix); refused != nil {
+					return refused
+				}
+			}
 			return res
 		}
 	}
@@ -174,8 +179,10 @@ func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolu
 		res.reason = res.key + " has been withdrawn; it will not be assigned again"
 		return res
 	}
-	if suffix != "" && !suffixSafe(e.target, suffix) {
-		return unsafeQualifier(res.key)
+	if suffix != "" {
+		if refused := res.checkSuffix(e.target, suffix); refused != nil {
+			return refused
+		}
 	}
 	res.target = joinTarget(e.target, suffix, "")
 	if res.outcome == outcomeInPlace {
@@ -197,20 +204,49 @@ func localURL(target string) *url.URL {
 	return u
 }
 
-// suffixSafe reports whether a qualifier may be appended to target: once
-// decoded it has no "." or ".." segment, backslash or NUL, and it does not
-// start a new segment with "." (a variant glued onto a directory target,
-// "/files/" + ".env").
-func suffixSafe(target, suffix string) bool {
-	base, _, _ := strings.Cut(target, "?")
-	return localPathSafe(suffix) && !(strings.HasSuffix(base, "/") && strings.HasPrefix(suffix, "."))
+// checkSuffix refuses a qualifier that cannot be appended to target: a
+// variant (".en") after a target that ends in "/" (a directory, or a URL
+// with no path) would name a hidden file, which is not something the entry
+// assigns: 404; anything else that breaks the rule of segments.go is 400.
+func (res *resolution) checkSuffix(target, suffix string) *resolution {
+	base := targetPath(target) // joinTarget puts the suffix before the query or fragment
+	if refused := res.variantAfterSlash(base, suffix); refused != nil {
+		return refused
+	}
+	var b builtTarget
+	b.add(base, false)
+	b.add(suffix, true)
+	if err := b.check(); err != nil || !localPathSafe(suffix) {
+		return unsafeQualifier(res.key)
+	}
+	return nil
 }
 
-// unsafeQualifier refuses an ARK whose qualifier or Name would climb out of
-// the directory its answer is built in.
+// targetPath returns target without its query and fragment.
+func targetPath(target string) string {
+	if i := strings.IndexAny(target, "?#"); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
+// variantAfterSlash refuses a variant (".en") appended to the path of a
+// target that ends in "/" (a directory, or a URL with no path): it would
+// name a hidden file, which is not something the entry or template
+// assigns: 404 saying why. It returns nil for anything else.
+func (res *resolution) variantAfterSlash(path, suffix string) *resolution {
+	if !strings.HasSuffix(path, "/") || !strings.HasPrefix(suffix, ".") {
+		return nil
+	}
+	refused := (&resolution{key: res.key, ark: res.ark, isARK: res.isARK, shoulder: res.shoulder}).notFound()
+	refused.reason += `: the variant "` + suffix + `" cannot be appended to the target of ` + res.via + `, which ends in "/"`
+	return refused
+}
+
+// unsafeQualifier refuses an ARK whose qualifier would make a segment
+// that the rule of segments.go forbids.
 func unsafeQualifier(key string) *resolution {
-	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
-		reason: key + " has a . or .. segment, or a backslash, that would climb out of its target"}
+	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest, reason: key + ": " + errDotSegment.Error()}
 }
 
 func (res *resolution) notFound() *resolution {
