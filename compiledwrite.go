@@ -65,6 +65,13 @@ func compileTables(paths []string, out string) (*compileStats, error) {
 	defer removeTemp(c.arena)
 	c.recW, c.arenaW = bufio.NewWriterSize(c.records, 1<<20), bufio.NewWriterSize(c.arena, 1<<20)
 
+	hint := 0
+	for _, path := range paths {
+		if fi, err := os.Stat(path); err == nil {
+			hint += int(fi.Size() / bytesPerEntry)
+		}
+	}
+	c.ents = make([]spillEntry, 0, min(hint, compiledMaxCount))
 	readErr := c.readAll()
 	if err := errors.Join(c.recW.Flush(), c.arenaW.Flush()); err != nil {
 		return nil, err
@@ -380,6 +387,9 @@ func (c *compiler) write(out string, skipped []uint32) (*compileStats, error) {
 	}
 	h.dataCRC = crc.Sum32()
 	if _, err := f.WriteAt(h.encode(), 0); err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp made it 0600
 		return nil, err
 	}
 	if err := f.Sync(); err != nil {
