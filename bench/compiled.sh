@@ -14,8 +14,13 @@
 #       two Caddy processes serving TABLE, each warmed by 5 s of wrk: their
 #       Rss and Pss (/proc/PID/smaps_rollup) and the sums
 set -euo pipefail
-cmd=$1 caddy=$2
+cmd=$1 caddy=$(realpath "$2")
 shift 2
+abs=()
+for a in "$@"; do
+	if [ -e "$a" ]; then abs+=("$(realpath "$a")"); else abs+=("$a"); fi
+done
+set -- "${abs[@]}"
 root=$(cd "$(dirname "$0")/.." && pwd)
 lua=$root/bench/wrk/arks.lua
 work=$(mktemp -d /tmp/ark-compiled-bench.XXXXXX)
@@ -84,7 +89,8 @@ reload)
 	wpid=$!
 	pids+=("$wpid")
 	(while kill -0 "$wpid" 2>/dev/null; do
-		echo "$(date +%s.%N | cut -c7-14) rss $(mib "$(kib /proc/$spid/status VmRSS)") MiB"
+		echo "$(date +%s.%N | cut -c7-14) rss $(mib "$(kib /proc/$spid/status VmRSS)") MiB:" \
+			"anon $(mib "$(kib /proc/$spid/status RssAnon)"), file $(mib "$(kib /proc/$spid/status RssFile)")"
 		sleep 0.5
 	done) >"$work/rss.txt" &
 	for i in $(seq "$swaps"); do
@@ -92,13 +98,13 @@ reload)
 		src=$b
 		[ $((i % 2)) = 0 ] && src=$a
 		cp "$src" "$work/t.new" && mv "$work/t.new" "$work/t.arkt"
-		echo "$(date +%s.%N | cut -c7-14) renamed $(basename "$src") over the table" >>"$work/rss.txt"
+		echo "$(date +%s.%N | cut -c7-14) renamed $(basename "$src") over the table" >>"$work/events.txt"
 		until [ "$(grep -c 'table swapped in' "$work/23180.log")" -ge "$i" ]; do sleep 0.1; done
-		echo "$(date +%s.%N | cut -c7-14) swapped in" >>"$work/rss.txt"
+		echo "$(date +%s.%N | cut -c7-14) swapped in" >>"$work/events.txt"
 	done
 	wait "$wpid" || true
 	sleep 0.6
-	cat "$work/rss.txt"
+	sort -n "$work/rss.txt" "$work/events.txt"
 	grep -E 'Requests/sec|ARKS_RESULT|Socket errors|Non-2xx' "$work/wrk.txt"
 	echo "swaps logged: $(grep -c 'table swapped in' "$work/23180.log")"
 	;;
