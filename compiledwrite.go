@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 )
@@ -52,6 +53,10 @@ type spillEntry struct {
 // table out, through a temporary file renamed into place once complete.
 // Errors are those loading the files would give.
 func compileTables(paths []string, out string) (*compileStats, error) {
+	// The entries and the index are a few large allocations that live to
+	// the end; what else is allocated is short-lived garbage, which the
+	// default GOGC=100 would let grow to their size before collecting it.
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	dir := filepath.Dir(out)
 	c := &compiler{paths: paths, naans: map[string]struct{}{}}
 	var err error

@@ -10,6 +10,9 @@
 #       serve A with watch; under wrk load (KEYS, varied spellings), rename
 #       B, then A, ... over it SWAPS times (default 4); print RSS every
 #       0.5 s and wrk's statuses and errors
+#   bench/compiled.sh serve CADDY TABLE KEYS [DURATION]
+#       start Caddy serving TABLE, run wrk (KEYS, varied spellings, every
+#       status counted) for DURATION (default 10s): its result and VmRSS
 #   bench/compiled.sh pss CADDY TABLE KEYS
 #       two Caddy processes serving TABLE, each warmed by 5 s of wrk: their
 #       Rss and Pss (/proc/PID/smaps_rollup) and the sums
@@ -107,6 +110,11 @@ reload)
 	sort -n "$work/rss.txt" "$work/events.txt"
 	grep -E 'Requests/sec|ARKS_RESULT|Socket errors|Non-2xx' "$work/wrk.txt"
 	echo "swaps logged: $(grep -c 'table swapped in' "$work/23180.log")"
+	;;
+serve)
+	start 23180 "$1"
+	wrk -t1 -c20 -d"${3:-10s}" --timeout 10s -s "$lua" http://127.0.0.1:23180 -- keys="$2" mode=vary check=1 | grep -E 'ARKS_RESULT'
+	echo "after: VmRSS $(mib "$(kib /proc/$spid/status VmRSS)") MiB, anonymous $(mib "$(kib /proc/$spid/smaps_rollup Anonymous)") MiB"
 	;;
 pss)
 	table=$1 keys=$2
