@@ -14,11 +14,12 @@ const (
 	outcomeTooLong                 // 414: over max_length
 	outcomeForeign                 // 302 to the global resolver
 	outcomeMetadata                // the identifier's metadata (?info)
+	outcomeMissing                 // resolved in place, but nothing was there (404, or no handler answered)
 
 	numOutcomes = iota // how many outcomes there are
 )
 
-var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata"}
+var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata", "missing_target"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 
