@@ -63,6 +63,9 @@ package ark
 // from it, so a damaged record is never answered from: it reads as absent.
 // The whole-file checksum, checked by `caddy ark check` and at open when
 // verify_tables is on, catches the rest (a damaged slot can hide a key).
+// A file truncated while mapped (copied over in place instead of renamed)
+// faults when a lookup reads past its new end; lookups recover from the
+// fault and miss.
 
 import (
 	"encoding/binary"
@@ -71,6 +74,7 @@ import (
 	"hash/crc32"
 	"iter"
 	"runtime"
+	"runtime/debug"
 	"slices"
 )
 
@@ -251,7 +255,9 @@ func decodeNAANs(b []byte) ([]string, error) {
 }
 
 // verify checks the whole file's checksum.
-func (t *compiledTable) verify() error {
+func (t *compiledTable) verify() (err error) {
+	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	if crc32.Checksum(t.data[compiledHeaderSize:], castagnoli) != t.dataCRC {
 		return damaged("checksum mismatch: the file is not as it was written")
 	}
@@ -369,10 +375,26 @@ func decodeMeta(b []byte) (map[string]string, bool) {
 }
 
 // lookup implements entryTable.
-func (t *compiledTable) lookup(key string) (*assignment, bool) {
-	a, ok := t.find(key)
-	runtime.KeepAlive(t) // the mapping must outlive the reads above
-	return a, ok
+func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
+	defer runtime.KeepAlive(t) // the mapping must outlive the reads below
+	defer recoverFault(func() { a, ok = nil, false })
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return t.find(key)
+}
+
+// recoverFault, deferred after debug.SetPanicOnFault(true), turns a memory
+// fault into a call of onFault: reading a page of a mapped file that was
+// truncated after it was mapped (a table copied over in place, not
+// renamed) faults, and must not crash the server. Other panics go on.
+func recoverFault(onFault func()) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, fault := r.(interface{ Addr() uintptr }); !fault {
+		panic(r)
+	}
+	onFault()
 }
 
 func (t *compiledTable) find(key string) (*assignment, bool) {
@@ -411,8 +433,10 @@ func (t *compiledTable) all() iter.Seq2[string, *assignment] {
 
 // walk yields every record in order, and returns an error naming the
 // first damaged one.
-func (t *compiledTable) walk(yield func(string, *assignment) bool) error {
+func (t *compiledTable) walk(yield func(string, *assignment) bool) (err error) {
 	defer runtime.KeepAlive(t)
+	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	for i := range uint64(t.count) {
 		r, ok := t.record(i)
 		if !ok {

@@ -279,3 +279,23 @@ func TestBinaryCompileExportCheck(t *testing.T) {
 		t.Errorf("files left next to the output: %v", got)
 	}
 }
+
+// A compiled file truncated while mapped (copied over in place rather
+// than renamed) makes lookups miss and check fail; it never crashes the
+// process with SIGBUS.
+func TestCompiledTableTruncatedWhileMapped(t *testing.T) {
+	path := compileFile(t, everyField)
+	ct, err := openCompiledTable(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := ct.lookup("ark:12345/p1"); ok {
+		t.Errorf("answered from a truncated file: %+v", a)
+	}
+	if err := ct.check(); !errors.Is(err, errDamaged) {
+		t.Errorf("check: %v", err)
+	}
+}
