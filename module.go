@@ -273,7 +273,7 @@ func parseBaseURL(raw string) (self, error) {
 		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsFunc(u.Host, notHostChar) {
 		return self{}, fmt.Errorf("base_url %q: must be an absolute http(s) URL such as https://example.org, without query or fragment", raw)
 	}
-	return self{base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), host: u.Host}, nil
+	return self{base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), who: u.Host}, nil
 }
 
 // checkForeign checks a foreign setting: "" for the default, an absolute
