@@ -43,6 +43,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
 //		watch [<interval>]
+//		verify_tables
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -80,6 +81,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalInfoTemplate(d)
 		case "watch":
 			err = h.unmarshalWatch(d)
+		case "verify_tables":
+			h.VerifyTables = true
+			if d.NextArg() {
+				err = d.ArgErr()
+			}
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}
