@@ -44,6 +44,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		info_template <file>
 //		watch [<interval>]
 //		verify_tables
+//		store [<backend> [<args>...]]
+//		minter <ark:naan/shoulder> <template>
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -86,6 +88,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				err = d.ArgErr()
 			}
+		case "store":
+			err = h.unmarshalStore(d)
+		case "minter":
+			err = h.unmarshalMinter(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

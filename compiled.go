@@ -174,6 +174,14 @@ type compiledTable struct {
 	dataCRC uint32
 }
 
+// sourceOf implements entryTable: a compiled table names its file.
+func (t *compiledTable) sourceOf(key string) (string, bool) {
+	if _, ok := t.lookup(key); !ok {
+		return "", false
+	}
+	return t.path, true
+}
+
 // isCompiledTable reports whether the file at path starts with the magic
 // of a compiled table.
 func isCompiledTable(path string) (bool, error) {

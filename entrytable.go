@@ -21,6 +21,9 @@ type entryTable interface {
 	// all yields every key with its assignment, in the order the entries
 	// were written.
 	all() iter.Seq2[string, *assignment]
+	// sourceOf reports whether the table assigns key, and where: the
+	// file (and entry) or the Caddyfile map.
+	sourceOf(key string) (string, bool)
 }
 
 // naanList implements entryTable.
@@ -112,6 +115,14 @@ func (l *layeredTable) lookup(key string) (*assignment, bool) {
 		return a, true
 	}
 	return l.base.lookup(key)
+}
+
+// sourceOf implements entryTable.
+func (l *layeredTable) sourceOf(key string) (string, bool) {
+	if source, ok := l.inline.sourceOf(key); ok {
+		return source, true
+	}
+	return l.base.sourceOf(key)
 }
 
 // len implements entryTable.

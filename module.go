@@ -6,6 +6,7 @@
 package ark
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
@@ -119,12 +120,25 @@ type Handler struct {
 	// Host header on a catch-all site never reaches a link.
 	BaseURL string `json:"base_url,omitempty"`
 
+	// The store read after the table files, holding the identifiers
+	// minted, bound and withdrawn through the API: a module in the
+	// ark.stores namespace named by "backend", such as {"backend": "bolt",
+	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
+	// unless minters are configured: they get the bolt store in Caddy's
+	// data directory.
+	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
+
+	// Minters for shoulders: the names they mint are kept in the store.
+	Minters []Minter `json:"minters,omitempty"`
+
 	resolver  atomic.Pointer[resolver]
 	base      self // from BaseURL
 	siteHosts siteHosts
 	logger    *zap.Logger
 	infoPage  *htmltemplate.Template
 	live      liveTable
+	stores    handlerStore
+	minters   minters
 }
 
 // CaddyModule returns the Caddy module information.
@@ -135,9 +149,9 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision registers the metrics, parses the ?info page, loads the
-// tables, or shares them with the config being replaced, builds the
-// resolver and starts watching.
+// Provision registers the metrics, parses the ?info page, opens the
+// store, loads the tables, or shares them with the config being replaced,
+// builds the resolver and starts watching.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	// Caddy provisions before it validates: check the bounds before
@@ -153,12 +167,24 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}
+	if h.minters, err = compileMinters(h.Minters); err != nil {
+		return err
+	}
+	for _, m := range h.minters { // every label from the start, at 0
+		arkMetrics.minted.WithLabelValues(m.shoulder)
+		arkMetrics.mintsFull.WithLabelValues(m.shoulder)
+	}
+	if err := h.openStore(ctx); err != nil {
+		return err
+	}
 	t, err := h.openTable()
 	if err != nil {
+		h.closeStore()
 		return err
 	}
 	rs, err := h.newResolver(t)
 	if err != nil {
+		h.closeStore()
 		return err
 	}
 	h.resolver.Store(rs)
@@ -197,6 +223,7 @@ func (h *Handler) newResolver(tbl entryTable) (*resolver, error) {
 		rs.foreignHost = u.Hostname()
 	}
 	rs.table = tbl
+	rs.store, rs.stored, rs.minters = h.stores.store, h.stores.cache, h.minters
 	for _, naan := range rs.table.naanList() {
 		rs.ours[naan] = struct{}{}
 	}
@@ -295,6 +322,7 @@ func checkForeign(foreign string) error {
 // of the old config.
 func (h *Handler) Cleanup() error {
 	h.stopWatching()
+	h.closeStore()
 	h.leaveMetrics()
 	if rs := h.resolver.Swap(nil); rs != nil && rs.cache != nil {
 		rs.cache.close()

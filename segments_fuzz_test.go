@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func FuzzRequestTargets(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, core string) {
-		res := rs.resolve(core)
+		res := rs.resolve(context.Background(), core)
 		if res.status != 200 {
 			return
 		}
