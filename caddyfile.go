@@ -39,6 +39,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
 //		watch [<interval>]
+//		api <prefix> {
+//			key <name> <sha256-hex> <scope>...
+//			key_file <file>
+//			max_body <bytes>
+//		}
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -72,6 +77,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalInfoTemplate(d)
 		case "watch":
 			err = h.unmarshalWatch(d)
+		case "api":
+			err = h.unmarshalAPI(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

@@ -89,10 +89,15 @@ type Handler struct {
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
+	// The management API, which mints, binds and withdraws identifiers in
+	// the store over HTTP under a path of the site. Off when absent.
+	API *API `json:"api,omitempty"`
+
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
 	infoPage *htmltemplate.Template
 	live     liveTable
+	store    Store
 }
 
 // CaddyModule returns the Caddy module information.
@@ -117,6 +122,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var err error
+	if h.API != nil {
+		if err := h.API.provision(); err != nil {
+			return err
+		}
+	}
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}
