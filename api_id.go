@@ -42,15 +42,15 @@ func (c *apiCall) managedKey(raw string, write bool) (string, error) {
 	if err != nil {
 		return "", refuse(http.StatusBadRequest, "%v", err)
 	}
+	if _, ours := c.rs.ours[naan]; naan != "" && !ours {
+		return "", refuse(http.StatusBadRequest, "%s: NAAN %s is not this site's: add it with naan", key, naan)
+	}
 	if !c.key.may(write, key) {
 		access := "read"
 		if write {
 			access = "write"
 		}
 		return "", refuse(http.StatusForbidden, "key %s may not %s %s", c.key.name, access, key)
-	}
-	if _, ours := c.rs.ours[naan]; naan != "" && !ours {
-		return "", refuse(http.StatusBadRequest, "%s: NAAN %s is not this site's: add it with naan", key, naan)
 	}
 	if by, ok := c.rs.table.assignedBy(key); ok {
 		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)
