@@ -35,9 +35,6 @@ type API struct {
 // defaultMaxBody is the default max_body.
 const defaultMaxBody = 64 << 20
 
-// retryAfter is the Retry-After of a 503 when the store is unavailable.
-const retryAfter = "5"
-
 // provision checks the API's configuration and reads its key files.
 func (a *API) provision() error {
 	if !strings.HasPrefix(a.Prefix, "/") || strings.HasSuffix(a.Prefix, "/") || len(a.Prefix) < 2 {
@@ -121,12 +118,14 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest s
 		w.Header().Set("Retry-After", retryAfter)
 		return writeAPIError(w, http.StatusServiceUnavailable, "the configuration is being replaced")
 	}
-	c := &apiCall{h: h, rs: rs, store: h.store, key: key, w: w, r: r}
+	c := &apiCall{h: h, rs: rs, store: h.Store(), key: key, w: w, r: r}
 	switch {
 	case route == "id" && rest != "":
 		return c.serveID(rest)
 	case route == "withdraw" && rest != "":
 		return c.only(http.MethodPost, func() error { return c.withdraw(rest) })
+	case route == "mint" && rest != "":
+		return c.only(http.MethodPost, func() error { return c.mint(rest) })
 	case route == "bulk" && rest == "":
 		return c.only(http.MethodPost, c.bulk)
 	case route == "export" && rest == "":

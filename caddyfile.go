@@ -39,6 +39,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
 //		watch [<interval>]
+//		store [<backend> [<args>...]]
+//		minter <ark:naan/shoulder> <template>
 //		api <prefix> {
 //			key <name> <sha256-hex> <scope>...
 //			key_file <file>
@@ -77,6 +79,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalInfoTemplate(d)
 		case "watch":
 			err = h.unmarshalWatch(d)
+		case "store":
+			err = h.unmarshalStore(d)
+		case "minter":
+			err = h.unmarshalMinter(d)
 		case "api":
 			err = h.unmarshalAPI(d)
 		default:
