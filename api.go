@@ -1,7 +1,6 @@
 package ark
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,10 +178,13 @@ func storeError(key string, err error) *apiError {
 		return refuse(http.StatusPreconditionFailed, "%s: %v", key, err)
 	case errors.Is(err, ErrWithdrawn), errors.Is(err, ErrConflict):
 		return refuse(http.StatusConflict, "%s: %v", key, err)
-	case errors.Is(err, ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		return refuse(http.StatusServiceUnavailable, "%v", ErrUnavailable)
 	}
-	return refuse(http.StatusInternalServerError, "%s: %v", key, err)
+	// Anything else is the store failing to read or write: as resolution
+	// does, answer that it is unavailable, for now.
+	if errors.Is(err, ErrUnavailable) {
+		return refuse(http.StatusServiceUnavailable, "%v", err)
+	}
+	return refuse(http.StatusServiceUnavailable, "%v: %v", ErrUnavailable, err)
 }
 
 // fail answers with err, a refusal or an internal error.
