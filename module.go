@@ -120,12 +120,16 @@ type Handler struct {
 	// Host header on a catch-all site never reaches a link.
 	BaseURL string `json:"base_url,omitempty"`
 
+	// The management API, which mints, binds and withdraws identifiers in
+	// the store over HTTP under a path of the site. Off when absent.
+	API *API `json:"api,omitempty"`
+
 	// The store read after the table files, holding the identifiers
 	// minted, bound and withdrawn through the API: a module in the
 	// ark.stores namespace named by "backend", such as {"backend": "bolt",
 	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
-	// unless minters are configured: they get the bolt store in Caddy's
-	// data directory.
+	// unless minters or the API are configured: they get the bolt store in
+	// Caddy's data directory.
 	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
 
 	// Minters for shoulders: the names they mint are kept in the store.
@@ -164,6 +168,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var err error
+	if h.API != nil {
+		if err := h.API.provision(); err != nil {
+			return err
+		}
+	}
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}
