@@ -37,11 +37,13 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		shoulder <ark:naan/shoulder | ark:naan> <target> [<status>]
 //		foreign <url> | 404
 //		base_url <url>
+//		organization <name>
 //		max_length <code points>
 //		cache_size <entries> | off
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
 //		watch [<interval>]
+//		verify_tables
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -67,6 +69,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalForeign(d)
 		case "base_url":
 			err = h.unmarshalBaseURL(d)
+		case "organization":
+			err = unmarshalOne(d, &h.Organization)
 		case "max_length":
 			err = unmarshalInt(d, "max_length", &h.MaxLength, maxMaxLength, "")
 		case "cache_size":
@@ -77,6 +81,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalInfoTemplate(d)
 		case "watch":
 			err = h.unmarshalWatch(d)
+		case "verify_tables":
+			h.VerifyTables = true
+			if d.NextArg() {
+				err = d.ArgErr()
+			}
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

@@ -13,9 +13,10 @@ type self struct {
 	// base_url, or the scheme, host and service prefix; the prefix alone,
 	// making links path-absolute references, when the host is not known.
 	base string
-	// host names the site in ?info's commitment: base_url's host, or the
-	// request's host when it is known; "" otherwise.
-	host string
+	// who names the site in ?info's commitment: the organization when
+	// configured, else base_url's host, or the request's host when it is
+	// known; "" otherwise.
+	who string
 }
 
 // self returns where links to this site point for r: base_url when the
@@ -24,21 +25,33 @@ type self struct {
 // could carry any Host, which would then be reflected into links and
 // cached by shared caches); else path-absolute references.
 func (h *Handler) self(r *http.Request) self {
-	if h.base.base != "" {
-		return h.base
+	at := h.base
+	if at.base == "" {
+		at = requestSelf(r, h.siteHosts.match)
 	}
+	if h.Organization != "" {
+		at.who = h.Organization
+	}
+	return at
+}
+
+// requestSelf returns where links point for r without base_url: its
+// scheme and the host that match finds the site configured for.
+func requestSelf(r *http.Request, match func(*http.Request) (string, bool)) self {
 	prefix := servicePrefix(r)
-	if strings.ContainsFunc(r.Host, notHostChar) || !h.siteHosts.match(r) {
+	host, known := match(r)
+	if !known || strings.ContainsFunc(host, notHostChar) {
 		return self{base: prefix}
 	}
 	if r.TLS != nil {
-		return self{base: "https://" + r.Host + prefix, host: r.Host}
+		return self{base: "https://" + host + prefix, who: host}
 	}
-	return self{base: "http://" + r.Host + prefix, host: r.Host}
+	return self{base: "http://" + host + prefix, who: host}
 }
 
 // servicePrefix returns the path prefix that routing stripped before the
-// handler saw the request ("/resolver" for handle_path /resolver/*), or "".
+// handler saw the request ("/resolver" for handle_path /resolver/*), or ""
+// (also when it starts with "//").
 func servicePrefix(r *http.Request) string {
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
 	if !ok || orig.URL == nil {
@@ -48,7 +61,13 @@ func servicePrefix(r *http.Request) string {
 	if !strings.HasSuffix(full, here) {
 		return ""
 	}
-	return full[:len(full)-len(here)]
+	prefix := full[:len(full)-len(here)]
+	if strings.HasPrefix(prefix, "//") {
+		// A rewrite took away a part the client chose; "//host" would make
+		// every path-absolute link and redirect name that host.
+		return ""
+	}
+	return prefix
 }
 
 // notHostChar reports whether c may not appear in a URL's host and port.
