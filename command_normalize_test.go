@@ -194,9 +194,11 @@ func caddyBinary(t *testing.T) string {
 	return binary
 }
 
-// TestMain removes the binary that caddyBinary built.
+// TestMain removes the binary that caddyBinary built and the shared
+// PostgreSQL cluster.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	removeSharedPostgres()
 	if binary != "" {
 		os.RemoveAll(filepath.Dir(binary))
 	}
