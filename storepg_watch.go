@@ -112,7 +112,9 @@ func (w *pgWatch) listen(ctx context.Context, b *pgBackend) {
 // fails. connected is called once it listens.
 func (w *pgWatch) session(ctx context.Context, b *pgBackend, cur *pgCursor, connected func()) error {
 	cctx, cancel := context.WithTimeout(ctx, b.timeout)
-	conn, err := pgx.ConnectConfig(cctx, b.pool.Config().ConnConfig)
+	cfg := b.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = pgListenerName
+	conn, err := pgx.ConnectConfig(cctx, cfg)
 	cancel()
 	if err != nil {
 		return err
@@ -145,6 +147,9 @@ func (w *pgWatch) session(ctx context.Context, b *pgBackend, cur *pgCursor, conn
 		}
 	}
 }
+
+// pgListenerName is the application_name of the listeners' connections.
+const pgListenerName = "caddy-ark listener"
 
 // pgCursor is how far a node has read the history.
 type pgCursor struct {
