@@ -54,10 +54,13 @@ type Store interface {
 	Each(ctx context.Context, fn func(*Binding) error) error
 
 	// Import adds the bindings that next returns until it returns io.EOF,
-	// as one batch, with history records naming by. A key that is already
-	// bound the same way is skipped; one bound differently fails the
-	// import with an *ImportError naming the input's position, and nothing
-	// of the batch is kept.
+	// as one batch, with history records naming by, and returns how many
+	// it added. A key that is already bound the same way (same Target,
+	// Status, Passthrough, Meta and Reason), in the store or earlier in
+	// the batch, is skipped; one bound differently fails the import with
+	// an *ImportError naming the input's position and wrapping
+	// ErrConflict, and nothing of the batch is kept. An error from next
+	// fails the import the same way, keeping nothing.
 	Import(ctx context.Context, next func() (*Binding, error), by string) (int, error)
 
 	// Watch calls changed with the keys of changes as the backend learns
@@ -65,7 +68,9 @@ type Store interface {
 	// changed(nil) means the backend cannot say what changed (a missed
 	// notification): everything cached from it must be forgotten. Watch
 	// returns at once; a backend with nothing to watch calls changed only
-	// for its own writes.
+	// for its own writes. For its own writes (Apply, Reserve for the keys
+	// it stored, Import) changed is called before the write returns, so
+	// that the next request sees the change.
 	Watch(ctx context.Context, changed func(keys []string))
 }
 
