@@ -105,7 +105,7 @@ func (b *pgBackend) result(ctx context.Context, err error) error {
 	case err == nil:
 		b.setUp(true, nil)
 		return nil
-	case errors.Is(err, ErrUnavailable), errors.Is(err, errSchema):
+	case errors.Is(err, ErrUnavailable), errors.Is(err, errSchema), storeAnswer(err):
 		return err
 	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ctx.Err()
@@ -116,6 +116,18 @@ func (b *pgBackend) result(ctx context.Context, err error) error {
 	}
 	b.setUp(true, nil)
 	return err
+}
+
+// storeAnswer tells the store's own answers, and the errors of an Import's
+// input, from the errors of talking to the server.
+func storeAnswer(err error) bool {
+	for _, e := range []error{ErrNotFound, ErrPrecondition, ErrWithdrawn, ErrConflict} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var input *importInputError
+	return errors.As(err, &input)
 }
 
 // setUp records whether the server answers, and logs the changes.

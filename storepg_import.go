@@ -20,7 +20,10 @@ func (b *pgBackend) Import(ctx context.Context, next func() (*Binding, error), b
 		return 0, err
 	}
 	now := pgNow()
-	var added int64
+	var (
+		added int64
+		keys  []string // the keys added, up to pgWatchMax+1
+	)
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE ark_import (
 			idx bigint, key text COLLATE "C", target text, status integer, passthrough boolean, meta jsonb, reason text
@@ -31,7 +34,7 @@ func (b *pgBackend) Import(ctx context.Context, next func() (*Binding, error), b
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ark_import"},
 			[]string{"idx", "key", "target", "status", "passthrough", "meta", "reason"}, src); err != nil {
 			if src.err != nil {
-				return src.err
+				return &importInputError{src.err}
 			}
 			return err
 		}
@@ -41,31 +44,37 @@ func (b *pgBackend) Import(ctx context.Context, next func() (*Binding, error), b
 		if err := b.importConflict(ctx, tx); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, pgSQL(b.schema, `WITH added AS (
+		err := tx.QueryRow(ctx, pgSQL(b.schema, `WITH added AS (
 			INSERT INTO @.bindings (`+pgColumns+`)
 			SELECT DISTINCT ON (i.key) i.key, i.target, i.status, i.passthrough, i.meta, i.reason, 1, $1, $2
 			FROM ark_import i WHERE NOT EXISTS (SELECT FROM @.bindings b WHERE b.key = i.key)
 			ORDER BY i.key, i.idx
-			RETURNING *)
-		INSERT INTO @.history (time, key, by, new)
+			RETURNING *),
+		h AS (INSERT INTO @.history (time, key, by, new)
 		SELECT $1, key, $2, jsonb_strip_nulls(jsonb_build_object('id', key, 'target', nullif(target, ''), 'status', nullif(status, 0),
 			'passthrough', passthrough, 'meta', meta, 'reason', nullif(reason, ''), 'version', version, 'updated', updated, 'by', nullif(by, '')))
-		FROM added`), now, by)
+		FROM added RETURNING key)
+		SELECT (SELECT count(*) FROM h), ARRAY(SELECT key FROM h LIMIT $3)`), now, by, pgWatchMax+1).Scan(&added, &keys)
 		if err != nil {
 			return err
 		}
-		added = tag.RowsAffected()
 		if added > 0 {
 			_, err = tx.Exec(ctx, "SELECT pg_notify($1, '')", b.watch.channel(b.schema))
 		}
 		return err
 	})
-	var ie *ImportError
-	if errors.As(err, &ie) {
-		return 0, err
+	var input *importInputError
+	if errors.As(err, &input) {
+		return 0, input.err
 	}
 	if err := b.result(ctx, err); err != nil {
 		return 0, err
+	}
+	switch {
+	case len(keys) > pgWatchMax:
+		b.watch.local(nil)
+	case len(keys) > 0:
+		b.watch.local(keys)
 	}
 	return int(added), nil
 }
@@ -94,8 +103,13 @@ func (b *pgBackend) importConflict(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return err
 	}
-	return &ImportError{Index: int(idx), Key: key, Err: ErrConflict}
+	return &importInputError{&ImportError{Index: int(idx), Key: key, Err: ErrConflict}}
 }
+
+// importInputError is an Import refused for its input, returned as err.
+type importInputError struct{ err error }
+
+func (e *importInputError) Error() string { return e.err.Error() }
 
 // importSource feeds COPY from an Import's next.
 type importSource struct {

@@ -3,9 +3,10 @@ package ark
 import (
 	"context"
 	"errors"
-	"io"
+	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,6 +96,24 @@ func waitListening(t *testing.T, conn *pgx.Conn, n int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestPostgresStoreSuite runs the conformance suite, each store in a
+// schema of its own in one database.
+func TestPostgresStoreSuite(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	var schemas atomic.Int64
+	open := func(t *testing.T) Store {
+		return openPG(t, &PostgresStore{DSN: dsn, Schema: fmt.Sprintf("suite%d", schemas.Add(1))})
+	}
+	reopen := func(t *testing.T, s Store) Store {
+		old := s.(*PostgresStore)
+		if err := old.Cleanup(); err != nil {
+			t.Fatal(err)
+		}
+		return openPG(t, &PostgresStore{DSN: dsn, Schema: old.Schema})
+	}
+	runStoreSuite(t, open, reopen)
 }
 
 func TestPostgresMigrateConcurrently(t *testing.T) {
@@ -219,39 +238,29 @@ func TestPostgresUnavailable(t *testing.T) {
 func TestPostgresImportConflicts(t *testing.T) {
 	s := openPG(t, &PostgresStore{DSN: sharedPostgres(t).createDB(t)})
 	ctx := context.Background()
-	feed := func(bs ...Binding) func() (*Binding, error) {
-		return func() (*Binding, error) {
-			if len(bs) == 0 {
-				return nil, io.EOF
-			}
-			b := bs[0]
-			bs = bs[1:]
-			return &b, nil
-		}
-	}
 	x := Binding{Key: "ark:12345/x", Target: "/x", Status: 302, Meta: map[string]string{"who": "me"}}
 	y := Binding{Key: "ark:12345/y", Target: "/y", Status: 302}
-	n, err := s.Import(ctx, feed(x, y, x), "importer")
+	n, err := s.Import(ctx, feed([]*Binding{&x, &y, &x}, nil), "importer")
 	if err != nil || n != 2 {
 		t.Fatalf("import: %d, %v; want 2 added", n, err)
 	}
 	// Bound the same way: skipped.
-	if n, err := s.Import(ctx, feed(y, x), "importer"); err != nil || n != 0 {
+	if n, err := s.Import(ctx, feed([]*Binding{&y, &x}, nil), "importer"); err != nil || n != 0 {
 		t.Errorf("import again: %d, %v; want 0 added", n, err)
 	}
 	z := Binding{Key: "ark:12345/z", Target: "/z", Status: 303}
 	y2 := y
 	y2.Target = "/other"
 	tests := []struct {
-		input []Binding
+		input []*Binding
 		index int
 		key   string
 	}{
-		{[]Binding{z, y2}, 1, y.Key},                 // differs from the store
-		{[]Binding{z, x, z, {Key: z.Key}}, 3, z.Key}, // differs from earlier in the input
+		{[]*Binding{&z, &y2}, 1, y.Key},                  // differs from the store
+		{[]*Binding{&z, &x, &z, {Key: z.Key}}, 3, z.Key}, // differs from earlier in the input
 	}
 	for _, tt := range tests {
-		_, err := s.Import(ctx, feed(tt.input...), "importer")
+		_, err := s.Import(ctx, feed(tt.input, nil), "importer")
 		var ie *ImportError
 		if !errors.As(err, &ie) || ie.Index != tt.index || ie.Key != tt.key || !errors.Is(err, ErrConflict) {
 			t.Errorf("import %v: %v, want a conflict at %d (%s)", tt.input, err, tt.index, tt.key)
