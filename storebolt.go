@@ -1,0 +1,421 @@
+package ark
+
+import (
+	"bytes"
+	"context"
+	be "encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	bolt "go.etcd.io/bbolt"
+)
+
+func init() {
+	caddy.RegisterModule(new(BoltStore))
+}
+
+// boltFiles holds the open bbolt files by absolute path. bbolt locks its
+// file, and Caddy provisions a new config before it cleans up the old one:
+// a reload, or two handlers with the same file, share one open database
+// instead of waiting on their own lock.
+var boltFiles = caddy.NewUsagePool()
+
+// The buckets of a store file.
+var (
+	bucketBindings = []byte("bindings") // key → Binding (JSON)
+	bucketHistory  = []byte("history")  // sequence (8 bytes, big-endian) → Change (JSON)
+	bucketKeyHist  = []byte("keyhist")  // key, 0, sequence → nothing: each key's history
+	bucketCounters = []byte("counters") // name → value (8 bytes, big-endian)
+)
+
+// boltOpenTimeout is how long opening a store file waits for another
+// process's lock on it before giving up.
+const boltOpenTimeout = 5 * time.Second
+
+// importNotifyMax is the most keys an import names to Watch; a larger
+// import tells watchers to forget everything.
+const importNotifyMax = 1000
+
+// BoltStore is the embedded store: one bbolt file on this machine, the
+// default when no other store is configured. It keeps bindings, minter
+// counters and an append-only history of every change with its change
+// sequence. Every change is on disk (fsync) before it returns.
+//
+// In the Caddyfile: `store bolt [<path>]`.
+type BoltStore struct {
+	// The database file. Default: ark-store.db in Caddy's data
+	// directory. Handlers and configs naming the same file share it.
+	Path string `json:"path,omitempty"`
+
+	*boltDB
+	poolKey string
+}
+
+// CaddyModule returns the Caddy module information.
+func (*BoltStore) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "ark.stores.bolt",
+		New: func() caddy.Module { return new(BoltStore) },
+	}
+}
+
+// UnmarshalCaddyfile reads `bolt [<path>]`.
+func (s *BoltStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the backend's name
+	if d.NextArg() {
+		s.Path = d.Val()
+	}
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	if d.NextBlock(0) {
+		return d.Errf("store bolt takes no block")
+	}
+	return nil
+}
+
+// Provision opens the store file, or shares it with the configs that
+// have it open already.
+func (s *BoltStore) Provision(caddy.Context) error {
+	path := s.Path
+	if path == "" {
+		path = filepath.Join(caddy.AppDataDir(), "ark-store.db")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("store bolt %s: %w", path, err)
+	}
+	v, _, err := boltFiles.LoadOrNew(abs, func() (caddy.Destructor, error) { return openBolt(abs) })
+	if err != nil {
+		return fmt.Errorf("store bolt %s: %w", path, err)
+	}
+	s.boltDB, s.poolKey = v.(*boltDB), abs
+	return nil
+}
+
+// Cleanup lets go of the file; the last user closes it.
+func (s *BoltStore) Cleanup() error {
+	if s.poolKey == "" {
+		return nil
+	}
+	_, err := boltFiles.Delete(s.poolKey)
+	s.poolKey, s.boltDB = "", nil
+	return err
+}
+
+// boltDB is one open store file, shared through boltFiles.
+type boltDB struct {
+	db       *bolt.DB
+	mu       sync.Mutex
+	watchers map[*boltWatcher]struct{}
+}
+
+// boltWatcher is one Watch call.
+type boltWatcher struct {
+	ctx     context.Context
+	changed func(keys []string)
+}
+
+// openBolt opens or creates the store file at path and its buckets.
+func openBolt(path string) (*boltDB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("another process holds the file (waited %v): %w", boltOpenTimeout, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Concurrent writes (many minters, bulk binds) share one transaction
+	// and one fsync; a lone write waits at most this long for company.
+	db.MaxBatchDelay = time.Millisecond
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &boltDB{db: db, watchers: map[*boltWatcher]struct{}{}}, nil
+}
+
+// Destruct closes the file once no config uses it.
+func (b *boltDB) Destruct() error { return b.db.Close() }
+
+// Lookup implements Store.
+func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*Binding, error) {
+	out := make([]*Binding, len(keys))
+	err := b.db.View(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketBindings)
+		for i, k := range keys {
+			if v := bk.Get([]byte(k)); v != nil {
+				var err error
+				if out[i], err = decodeBinding(v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Get implements Store.
+func (b *boltDB) Get(_ context.Context, key string) (*Binding, []Change, error) {
+	var cur *Binding
+	var hist []Change
+	err := b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketBindings).Get([]byte(key))
+		if v == nil {
+			return ErrNotFound
+		}
+		var err error
+		if cur, err = decodeBinding(v); err != nil {
+			return err
+		}
+		prefix := append([]byte(key), 0)
+		records := tx.Bucket(bucketHistory)
+		c := tx.Bucket(bucketKeyHist).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			var ch Change
+			if err := json.Unmarshal(records.Get(k[len(prefix):]), &ch); err != nil {
+				return fmt.Errorf("history of %s: %w", key, err)
+			}
+			hist = append(hist, ch)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cur, hist, nil
+}
+
+// Apply implements Store.
+func (b *boltDB) Apply(_ context.Context, w Write) (*Binding, error) {
+	var stored *Binding
+	err := b.db.Batch(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketBindings)
+		var cur *Binding
+		if v := bk.Get([]byte(w.Binding.Key)); v != nil {
+			var err error
+			if cur, err = decodeBinding(v); err != nil {
+				return err
+			}
+		}
+		switch {
+		case cur != nil && cur.Status == 410:
+			return ErrWithdrawn
+		case w.Create && cur != nil, w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion):
+			return ErrPrecondition
+		}
+		var err error
+		stored, err = putBinding(tx, cur, w.Binding, w.By)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.notify([]string{w.Binding.Key})
+	return stored, nil
+}
+
+// Reserve implements Store.
+func (b *boltDB) Reserve(_ context.Context, bs []Binding, by string) ([]bool, error) {
+	var stored []bool
+	err := b.db.Batch(func(tx *bolt.Tx) error {
+		stored = make([]bool, len(bs)) // Batch may run this more than once
+		bk := tx.Bucket(bucketBindings)
+		for i := range bs {
+			if bk.Get([]byte(bs[i].Key)) != nil {
+				continue
+			}
+			if _, err := putBinding(tx, nil, bs[i], by); err != nil {
+				return err
+			}
+			stored[i] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for i, ok := range stored {
+		if ok {
+			keys = append(keys, bs[i].Key)
+		}
+	}
+	if len(keys) > 0 {
+		b.notify(keys)
+	}
+	return stored, nil
+}
+
+// Count implements Store.
+func (b *boltDB) Count(_ context.Context, name string, n uint64) (uint64, error) {
+	var before uint64
+	err := b.db.Batch(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketCounters)
+		before = 0
+		if v := bk.Get([]byte(name)); len(v) == 8 {
+			before = be.BigEndian.Uint64(v)
+		}
+		if before+n < before {
+			return fmt.Errorf("counter %s would overflow", name)
+		}
+		return bk.Put([]byte(name), be.BigEndian.AppendUint64(nil, before+n))
+	})
+	return before, err
+}
+
+// Each implements Store.
+func (b *boltDB) Each(_ context.Context, fn func(*Binding) error) error {
+	return b.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBindings).ForEach(func(_, v []byte) error {
+			bd, err := decodeBinding(v)
+			if err != nil {
+				return err
+			}
+			return fn(bd)
+		})
+	})
+}
+
+// Import implements Store.
+func (b *boltDB) Import(_ context.Context, next func() (*Binding, error), by string) (int, error) {
+	var keys []string
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketBindings)
+		for i := 0; ; i++ {
+			in, err := next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if v := bk.Get([]byte(in.Key)); v != nil {
+				cur, err := decodeBinding(v)
+				if err != nil {
+					return err
+				}
+				if !sameBound(cur, in) {
+					return &ImportError{Index: i, Key: in.Key, Err: ErrConflict}
+				}
+				continue
+			}
+			if _, err := putBinding(tx, nil, *in, by); err != nil {
+				return err
+			}
+			keys = append(keys, in.Key)
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case len(keys) > importNotifyMax:
+		b.notify(nil)
+	case len(keys) > 0:
+		b.notify(keys)
+	}
+	return len(keys), nil
+}
+
+// Watch implements Store: a file on this machine changes only through
+// this process, so changed hears of the store's own writes.
+func (b *boltDB) Watch(ctx context.Context, changed func(keys []string)) {
+	w := &boltWatcher{ctx: ctx, changed: changed}
+	b.mu.Lock()
+	b.watchers[w] = struct{}{}
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		delete(b.watchers, w)
+		b.mu.Unlock()
+	})
+}
+
+// notify tells the watchers whose context is not done about keys.
+func (b *boltDB) notify(keys []string) {
+	b.mu.Lock()
+	ws := make([]*boltWatcher, 0, len(b.watchers))
+	for w := range b.watchers {
+		ws = append(ws, w)
+	}
+	b.mu.Unlock()
+	for _, w := range ws {
+		if w.ctx.Err() == nil {
+			w.changed(keys)
+		}
+	}
+}
+
+// putBinding stores nb as the binding of its key, replacing cur (nil for
+// a new key), with its history record, and returns it as stored.
+func putBinding(tx *bolt.Tx, cur *Binding, nb Binding, by string) (*Binding, error) {
+	nb.Version, nb.Updated, nb.By = 1, time.Now().UTC(), by
+	if cur != nil {
+		nb.Version = cur.Version + 1
+	}
+	v, err := json.Marshal(&nb)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Bucket(bucketBindings).Put([]byte(nb.Key), v); err != nil {
+		return nil, err
+	}
+	records := tx.Bucket(bucketHistory)
+	seq, err := records.NextSequence()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := json.Marshal(&Change{Seq: seq, Time: nb.Updated, Key: nb.Key, By: by, Old: cur, New: &nb})
+	if err != nil {
+		return nil, err
+	}
+	seqKey := be.BigEndian.AppendUint64(nil, seq)
+	if err := records.Put(seqKey, rec); err != nil {
+		return nil, err
+	}
+	return &nb, tx.Bucket(bucketKeyHist).Put(append(append([]byte(nb.Key), 0), seqKey...), nil)
+}
+
+func decodeBinding(v []byte) (*Binding, error) {
+	b := new(Binding)
+	if err := json.Unmarshal(v, b); err != nil {
+		return nil, fmt.Errorf("a damaged binding in the store: %w", err)
+	}
+	return b, nil
+}
+
+// sameBound reports whether a and b bind their key the same way.
+func sameBound(a, b *Binding) bool {
+	return a.Target == b.Target && a.Status == b.Status && a.Passthrough == b.Passthrough &&
+		a.Reason == b.Reason && maps.Equal(a.Meta, b.Meta)
+}
+
+// Interface guards.
+var (
+	_ Store                 = (*BoltStore)(nil)
+	_ caddy.Provisioner     = (*BoltStore)(nil)
+	_ caddy.CleanerUpper    = (*BoltStore)(nil)
+	_ caddyfile.Unmarshaler = (*BoltStore)(nil)
+)
