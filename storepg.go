@@ -104,16 +104,16 @@ func (s *PostgresStore) Provision(ctx caddy.Context) error {
 // Validate checks the settings.
 func (s *PostgresStore) Validate() error {
 	if s.DSN == "" {
-		return errors.New("postgres store: dsn is required")
+		return errors.New("store postgres: dsn is required")
 	}
 	if s.Schema != "" && !validSchemaName(s.Schema) {
-		return fmt.Errorf("postgres store: schema %q: use letters, digits and _, starting with a letter or _, at most 63 bytes", s.Schema)
+		return fmt.Errorf("store postgres: schema %q: use letters, digits and _, starting with a letter or _, at most 63 bytes", s.Schema)
 	}
 	if s.MaxConns < 0 {
-		return fmt.Errorf("postgres store: max_conns %d: must be positive", s.MaxConns)
+		return fmt.Errorf("store postgres: max_conns %d: must be positive", s.MaxConns)
 	}
 	if s.Timeout < 0 {
-		return fmt.Errorf("postgres store: timeout %v: must be positive", time.Duration(s.Timeout))
+		return fmt.Errorf("store postgres: timeout %v: must be positive", time.Duration(s.Timeout))
 	}
 	return nil
 }
@@ -246,7 +246,7 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.C
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[i+2:]
 		}
-		return nil, fmt.Errorf("postgres store: dsn: %s", msg)
+		return nil, fmt.Errorf("store postgres: dsn: %s", msg)
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns

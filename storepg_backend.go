@@ -42,7 +42,7 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
-		return nil, fmt.Errorf("postgres store: %v", err)
+		return nil, fmt.Errorf("store postgres: %v", err)
 	}
 	b := &pgBackend{pool: pool, schema: schema, timeout: timeout, logger: logger}
 	b.up.Store(-1)

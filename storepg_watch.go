@@ -96,7 +96,7 @@ func (w *pgWatch) listen(ctx context.Context, b *pgBackend) {
 			b.setUp(false, err)
 		}
 		if msg := err.Error(); msg != lastErr {
-			b.logger.Warn("postgres store: change listener disconnected; reconnecting", zap.String("schema", b.schema), zap.Error(err))
+			b.logger.Warn("store postgres: change listener disconnected; reconnecting", zap.String("schema", b.schema), zap.Error(err))
 			lastErr = msg
 		}
 		select {
