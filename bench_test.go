@@ -19,9 +19,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// betanumeric is the NOID alphabet ARK blades are minted from.
-const betanumeric = "0123456789bcdfghjkmnpqrstvwxz"
-
 // syntheticKeys returns n distinct ARKs shaped like minted ones:
 // ark:12345/<shoulder><8-character blade>.
 func syntheticKeys(n int) []string {
@@ -151,7 +148,7 @@ func BenchmarkResolve(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					if res := rs.resolve(in[i%len(in)]); res.status == 0 {
+					if res := rs.resolve(context.Background(), in[i%len(in)]); res.status == 0 {
 						b.Fatal("no answer")
 					}
 					i++
@@ -218,7 +215,7 @@ func BenchmarkCacheHitRatio(b *testing.B) {
 		}
 		i++
 		_, hit := rs.cache.get(core)
-		rs.resolve(core)
+		rs.resolve(context.Background(), core)
 		all++
 		if hit {
 			hits++

@@ -39,6 +39,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
 //		watch [<interval>]
+//		store [<backend> [<args>...]]
+//		minter <ark:naan/shoulder> <template>
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -72,6 +74,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalInfoTemplate(d)
 		case "watch":
 			err = h.unmarshalWatch(d)
+		case "store":
+			err = h.unmarshalStore(d)
+		case "minter":
+			err = h.unmarshalMinter(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

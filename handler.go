@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 )
 
 // ServeHTTP answers requests for identifiers and passes all others to next.
@@ -32,10 +33,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		// Only a request that outlived its server's shutdown gets here.
 		return caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))
 	}
-	res := rs.resolve(core)
+	res := rs.resolve(r.Context(), core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	vars := &arkVars{res: res}
 	repl.Map(vars.get)
+	if res.outcome == outcomeUnavailable {
+		h.logger.Error("the store could not be read", zap.String("raw", core), zap.Error(res.err))
+		h.observe(r, repl, core, res, res.outcome, "")
+		w.Header().Set("Retry-After", retryAfter)
+		return writeRefusal(w, res.status, res.reason)
+	}
 	if isInflection(r.URL) && isARKCore(core) && res.outcome != outcomeForeign {
 		out, err := h.serveInfo(w, r, rs, core, res, repl)
 		h.observe(r, repl, core, res, out, "")

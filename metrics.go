@@ -34,6 +34,9 @@ type metrics struct {
 	cacheMisses prometheus.Counter
 
 	tableLoads *prometheus.CounterVec
+	minted     *prometheus.CounterVec // by shoulder
+	mintsFull  *prometheus.CounterVec // by shoulder
+	storeFails prometheus.Counter
 	loadsOK    [numTriggers]prometheus.Counter
 	loadsError [numTriggers]prometheus.Counter
 }
@@ -57,6 +60,18 @@ func newMetrics() *metrics {
 			Namespace: ns, Subsystem: sub, Name: "table_loads_total",
 			Help: "Reads of a set of table files, by what started them (config, watch) and result (ok, error). A table shared by a config reload is not read again.",
 		}, []string{"trigger", "result"}),
+		minted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "minted_total",
+			Help: "Names minted, by shoulder.",
+		}, []string{"shoulder"}),
+		mintsFull: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "mint_exhausted_total",
+			Help: "Mint requests refused because the shoulder's template has no names left, by shoulder.",
+		}, []string{"shoulder"}),
+		storeFails: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "store_errors_total",
+			Help: "Store lookups that failed, each answered 503.",
+		}),
 	}
 	for o := range outcome(numOutcomes) {
 		m.byOutcome[o] = m.resolutions.WithLabelValues(o.String())
@@ -78,7 +93,8 @@ var tableEntriesDesc = prometheus.NewDesc("caddy_ark_table_entries",
 // already has them when another ark handler of the config registered
 // first.
 func registerMetrics(reg *prometheus.Registry, h *Handler) (*entriesCollector, error) {
-	for _, c := range []prometheus.Collector{arkMetrics.resolutions, arkMetrics.cacheHits, arkMetrics.cacheMisses, arkMetrics.tableLoads} {
+	for _, c := range []prometheus.Collector{arkMetrics.resolutions, arkMetrics.cacheHits, arkMetrics.cacheMisses, arkMetrics.tableLoads,
+		arkMetrics.minted, arkMetrics.mintsFull, arkMetrics.storeFails} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) || are.ExistingCollector != c {

@@ -6,6 +6,7 @@
 package ark
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	htmltemplate "html/template"
@@ -89,10 +90,23 @@ type Handler struct {
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
+	// The store read after the table files, holding the identifiers
+	// minted, bound and withdrawn through the API: a module in the
+	// ark.stores namespace named by "backend", such as {"backend": "bolt",
+	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
+	// unless minters are configured: they get the bolt store in Caddy's
+	// data directory.
+	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
+
+	// Minters for shoulders: the names they mint are kept in the store.
+	Minters []Minter `json:"minters,omitempty"`
+
 	resolver atomic.Pointer[resolver]
 	logger   *zap.Logger
 	infoPage *htmltemplate.Template
 	live     liveTable
+	stores   handlerStore
+	minters  minters
 }
 
 // CaddyModule returns the Caddy module information.
@@ -118,6 +132,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	var err error
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
+		return err
+	}
+	if err := h.openStore(ctx); err != nil {
+		return err
+	}
+	if h.minters, err = compileMinters(h.Minters); err != nil {
 		return err
 	}
 	t, err := h.openTable()
@@ -164,6 +184,7 @@ func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 		rs.foreignHost = u.Hostname()
 	}
 	rs.table = tbl
+	rs.store, rs.stored, rs.minters = h.stores.store, h.stores.cache, h.minters
 	for naan := range rs.table.naans {
 		rs.ours[naan] = struct{}{}
 	}
@@ -244,6 +265,7 @@ func checkForeign(foreign string) error {
 // of the old config.
 func (h *Handler) Cleanup() error {
 	h.stopWatching()
+	h.closeStore()
 	h.leaveMetrics()
 	if rs := h.resolver.Swap(nil); rs != nil && rs.cache != nil {
 		rs.cache.close()

@@ -5,20 +5,21 @@ package ark
 type outcome uint8
 
 const (
-	outcomeInPlace  outcome = iota // served in place by the next handler
-	outcomeRedirect                // 302 or 307 to the referent
-	outcomeRelated                 // 303 to something related to the referent
-	outcomeGone                    // 410: withdrawn
-	outcomeNotFound                // 404: not assigned here
-	outcomeInvalid                 // 400: not a valid identifier
-	outcomeTooLong                 // 414: over max_length
-	outcomeForeign                 // 302 to the global resolver
-	outcomeMetadata                // the identifier's metadata (?info)
+	outcomeInPlace     outcome = iota // served in place by the next handler
+	outcomeRedirect                   // 302 or 307 to the referent
+	outcomeRelated                    // 303 to something related to the referent
+	outcomeGone                       // 410: withdrawn
+	outcomeNotFound                   // 404: not assigned here
+	outcomeInvalid                    // 400: not a valid identifier
+	outcomeTooLong                    // 414: over max_length
+	outcomeForeign                    // 302 to the global resolver
+	outcomeMetadata                   // the identifier's metadata (?info)
+	outcomeUnavailable                // 503: the store could not be read
 
 	numOutcomes = iota // how many outcomes there are
 )
 
-var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata"}
+var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata", "unavailable"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 

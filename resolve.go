@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -20,6 +21,9 @@ type resolver struct {
 	parser      normalize.Parser
 	cache       *resolutionCache // nil when caching is off
 	policies    policies         // persistence statements by NAAN and shoulder
+	store       Store            // read after the table; nil when there is none
+	stored      *storeCache      // the store's answers by key; nil when caching is off
+	minters     minters          // for check characters
 }
 
 // resolution is what a request core resolves to. It is shared through the
@@ -40,6 +44,8 @@ type resolution struct {
 	tmpl     *template
 	target   string   // built target for table and foreign answers (no request query)
 	local    *url.URL // target parsed, for a table entry served in place
+	live     bool     // the store was asked: not cached by request core
+	err      error    // why the store could not be asked (503)
 }
 
 // resolve returns the resolution of core, the escaped request path without
@@ -48,9 +54,9 @@ type resolution struct {
 // is refused straight away: both cost less than a round trip through the
 // cache (BENCHMARKS.md). The cache is in front of the rest: repaired
 // spellings, ancestors, templates, foreign and unknown identifiers.
-func (rs *resolver) resolve(core string) *resolution {
+func (rs *resolver) resolve(ctx context.Context, core string) *resolution {
 	if isURN(core) {
-		return rs.cached(core, func() *resolution { return rs.computeURN(core) })
+		return rs.cached(core, func() *resolution { return rs.computeURN(ctx, core) })
 	}
 	a, err := rs.parser.ParseARK(core)
 	if err != nil {
@@ -61,10 +67,12 @@ func (rs *resolver) resolve(core string) *resolution {
 			return (&resolution{key: core, ark: a, isARK: true, shoulder: a.Shoulder()}).fromEntry(e, "exact", core, "")
 		}
 	}
-	return rs.cached(core, func() *resolution { return rs.computeARK(a) })
+	return rs.cached(core, func() *resolution { return rs.computeARK(ctx, a) })
 }
 
 // cached returns the cached resolution of core, or computes and caches it.
+// A resolution the store took part in is not cached by core: the store's
+// own cache holds its answers by key, where a change can reach them.
 func (rs *resolver) cached(core string, compute func() *resolution) *resolution {
 	if rs.cache == nil {
 		return compute()
@@ -73,14 +81,16 @@ func (rs *resolver) cached(core string, compute func() *resolution) *resolution 
 		return res
 	}
 	res := compute()
-	rs.cache.set(core, res)
+	if !res.live {
+		rs.cache.set(core, res)
+	}
 	return res
 }
 
 func isURN(core string) bool { return len(core) >= 4 && strings.EqualFold(core[:4], "urn:") }
 
 // computeARK resolves a parsed ARK.
-func (rs *resolver) computeARK(a normalize.ARK) *resolution {
+func (rs *resolver) computeARK(ctx context.Context, a normalize.ARK) *resolution {
 	if a.NAAN() == normalize.InvalidNAAN {
 		return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
 			reason: "NAAN " + normalize.InvalidNAAN + " is reserved for invalid ARKs"}
@@ -88,6 +98,11 @@ func (rs *resolver) computeARK(a normalize.ARK) *resolution {
 	res := &resolution{key: a.Key(), ark: a, isARK: true, shoulder: a.Shoulder()}
 	if e, ok := rs.table.lookup(res.key); ok {
 		return res.fromEntry(e, "exact", res.key, "")
+	}
+	if _, ours := rs.ours[a.NAAN()]; ours && rs.store != nil {
+		if done := rs.fromStore(ctx, res, a); done != nil {
+			return done
+		}
 	}
 	for _, anc := range a.Ancestors() {
 		if e, ok := rs.table.lookup(anc.Key); ok {
@@ -117,10 +132,15 @@ func (rs *resolver) computeARK(a normalize.ARK) *resolution {
 		res.target = rs.foreign + "/" + res.key
 		return res
 	}
+	if m := rs.minters.covering(a.NAAN(), a.Name()); m != nil && !checkMatches(a.NAAN()+"/"+a.Name()) {
+		res.notFound()
+		res.reason = res.key + " is not assigned here: its check character does not match (a likely transcription error)"
+		return res
+	}
 	return res.notFound()
 }
 
-func (rs *resolver) computeURN(core string) *resolution {
+func (rs *resolver) computeURN(ctx context.Context, core string) *resolution {
 	u, err := rs.parser.ParseURN(core)
 	if err != nil {
 		return refusal(err)
@@ -128,6 +148,19 @@ func (rs *resolver) computeURN(core string) *resolution {
 	res := &resolution{key: u.Key()}
 	if e, ok := rs.table.lookup(res.key); ok {
 		return res.fromEntry(e, "exact", res.key, "")
+	}
+	if rs.store != nil {
+		res.live = true
+		found, err := rs.storeLookup(ctx, []string{res.key})
+		if err != nil {
+			return storeUnavailable(res.key, err)
+		}
+		if found[0] != nil {
+			if found[0].status == 0 {
+				return res.minted()
+			}
+			return res.fromEntry(found[0], "exact", res.key, "")
+		}
 	}
 	return res.notFound()
 }

@@ -68,11 +68,15 @@ func (*BoltStore) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// UnmarshalCaddyfile reads `bolt [<path>]`.
+// UnmarshalCaddyfile reads `bolt [<path>]`. A relative path is relative
+// to the Caddyfile, as table paths are.
 func (s *BoltStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the backend's name
 	if d.NextArg() {
 		s.Path = d.Val()
+		if !filepath.IsAbs(s.Path) {
+			s.Path = filepath.Join(filepath.Dir(d.File()), s.Path)
+		}
 	}
 	if d.NextArg() {
 		return d.ArgErr()

@@ -1,0 +1,87 @@
+package ark
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// handlerStore is what a Handler keeps about its store.
+type handlerStore struct {
+	store     Store
+	cache     *storeCache // nil when caching is off
+	stopWatch context.CancelFunc
+}
+
+// openStore loads the configured store module, the bolt store in Caddy's
+// data directory when minters need one and none is configured, and
+// watches it to keep the cache true.
+func (h *Handler) openStore(ctx caddy.Context) error {
+	if h.StoreRaw == nil && len(h.Minters) > 0 {
+		h.StoreRaw = json.RawMessage(`{"backend":"bolt"}`)
+	}
+	if h.StoreRaw == nil {
+		return nil
+	}
+	mod, err := ctx.LoadModule(h, "StoreRaw")
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	s, ok := mod.(Store)
+	if !ok {
+		return fmt.Errorf("store: module %T is not a Store", mod)
+	}
+	h.stores.store = s
+	if h.CacheSize >= 0 {
+		if h.stores.cache, err = newStoreCache(h.cacheSize()); err != nil {
+			return err
+		}
+	}
+	watchCtx, stop := context.WithCancel(context.Background())
+	h.stores.stopWatch = stop
+	s.Watch(watchCtx, h.storeChanged)
+	return nil
+}
+
+// storeChanged forgets what the cache holds for keys (everything for nil).
+func (h *Handler) storeChanged(keys []string) {
+	if h.stores.cache != nil {
+		h.stores.cache.forget(keys)
+	}
+}
+
+// closeStore stops watching the store and drops the cache; Caddy cleans
+// up the store module itself.
+func (h *Handler) closeStore() {
+	if h.stores.stopWatch != nil {
+		h.stores.stopWatch()
+	}
+	if h.stores.cache != nil {
+		h.stores.cache.close()
+	}
+}
+
+// Store returns the handler's store, nil when it has none. The API uses
+// it to bind and withdraw.
+func (h *Handler) Store() Store { return h.stores.store }
+
+// unmarshalStore reads "store [<backend> [<args>...] [{ ... }]]": the
+// backend module ark.stores.<backend> reads the rest. "store" alone is the
+// bolt store in Caddy's data directory.
+func (h *Handler) unmarshalStore(d *caddyfile.Dispenser) error {
+	if !d.NextArg() {
+		h.StoreRaw = json.RawMessage(`{"backend":"bolt"}`)
+		return nil
+	}
+	name := d.Val()
+	unm, err := caddyfile.UnmarshalModule(d, "ark.stores."+name)
+	if err != nil {
+		return err
+	}
+	h.StoreRaw = caddyconfig.JSONModuleObject(unm, "backend", name, nil)
+	return nil
+}

@@ -1,0 +1,298 @@
+package ark
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"go.uber.org/zap"
+)
+
+// Minter mints names under one shoulder from a Noid template, keeping its
+// state in the store.
+type Minter struct {
+	// The shoulder the names start with: "ark:<NAAN>/<shoulder>", such as
+	// "ark:12345/x5".
+	Shoulder string `json:"shoulder"`
+
+	// The Noid template of the rest of the name: an optional ".", then r
+	// (random order), s (sequential) or z (sequential, growing without
+	// end), then positions d (a digit) and e (a betanumeric character,
+	// 0-9 and bcdfghjkmnpqrstvwxz), then an optional k, an NCDA check
+	// character computed over NAAN/Name. ".reeddeedk" under ark:12345/x5
+	// mints 707,281,000 names such as ark:12345/x54xz321g.
+	Template string `json:"template"`
+}
+
+// MintMax is the most names one Mint call mints.
+const MintMax = 1000
+
+// randomDraws is how many random draws one name may take before the
+// minter declares its space full. With a fraction f of the space taken,
+// all of them collide with probability f^randomDraws: below 1e-9 while
+// four names in five are still free.
+const randomDraws = 128
+
+// The errors of Mint.
+var (
+	ErrNoMinter  = errors.New("no minter is configured for this shoulder")
+	ErrMintCount = fmt.Errorf("mint 1 to %d names at a time", MintMax)
+	// ErrSpaceExhausted: the template's names have run out (or, for a
+	// random template, could not be found among those left).
+	ErrSpaceExhausted = errors.New("the shoulder's template has no names left")
+)
+
+// minter is a compiled Minter.
+type minter struct {
+	shoulder string // "ark:12345/x5", normalized
+	naan     string // "12345"
+	prefix   string // the start of every Name: the shoulder, "x5"
+	tmpl     noidTemplate
+}
+
+// minters are the handler's minters, longest shoulder first.
+type minters []*minter
+
+// compileMinters checks the configured minters.
+func compileMinters(ms []Minter) (minters, error) {
+	var out minters
+	seen := map[string]bool{}
+	for i, m := range ms {
+		c, err := m.compile()
+		if err != nil {
+			return nil, fmt.Errorf("minters[%d]: %w", i, err)
+		}
+		if seen[c.shoulder] {
+			return nil, fmt.Errorf("minters[%d]: shoulder %s has a minter already", i, c.shoulder)
+		}
+		seen[c.shoulder] = true
+		out = append(out, c)
+	}
+	sortMinters(out)
+	return out, nil
+}
+
+func (m *Minter) compile() (*minter, error) {
+	naan, shoulder, err := parsePrefix(m.Shoulder)
+	if err != nil {
+		return nil, err
+	}
+	t, err := parseNoidTemplate(m.Template)
+	if err != nil {
+		return nil, fmt.Errorf("shoulder %s: %w", m.Shoulder, err)
+	}
+	return &minter{shoulder: "ark:" + naan + "/" + shoulder, naan: naan, prefix: shoulder, tmpl: t}, nil
+}
+
+func sortMinters(ms minters) {
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && len(ms[j].prefix) > len(ms[j-1].prefix); j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
+}
+
+// find returns the minter of a shoulder key, "ark:12345/x5".
+func (ms minters) find(shoulder string) *minter {
+	for _, m := range ms {
+		if m.shoulder == shoulder {
+			return m
+		}
+	}
+	return nil
+}
+
+// covering returns the minter with a check character whose shoulder
+// starts the Name of an ARK, or nil.
+func (ms minters) covering(naan, name string) *minter {
+	for _, m := range ms {
+		if m.tmpl.check && m.naan == naan && strings.HasPrefix(name, m.prefix) && len(name) > len(m.prefix) {
+			return m
+		}
+	}
+	return nil
+}
+
+// key returns the identifier of the n-th name.
+func (m *minter) key(n uint64) string {
+	name := m.prefix + m.tmpl.name(n)
+	if m.tmpl.check {
+		name += string(ncda(m.naan + "/" + name))
+	}
+	return "ark:" + m.naan + "/" + name
+}
+
+// counter and issued name the minter's counters in the store: the next
+// sequence number, and (random templates) how many names it has issued.
+func (m *minter) counter() string { return "mint:" + m.shoulder }
+func (m *minter) issued() string  { return "issued:" + m.shoulder }
+
+// unmarshalMinter reads "minter <ark:naan/shoulder> <template>".
+func (h *Handler) unmarshalMinter(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) != 2 {
+		return d.ArgErr()
+	}
+	m := Minter{Shoulder: args[0], Template: args[1]}
+	if _, err := m.compile(); err != nil {
+		return d.Errf("minter: %v", err)
+	}
+	h.Minters = append(h.Minters, m)
+	return nil
+}
+
+// Mint mints n names (1 to MintMax) under shoulder ("ark:12345/x5", in any
+// equivalent spelling) and returns their keys. Every name is new: never
+// in the store (minted, bound or withdrawn) nor assigned by a table, and
+// it is stored before Mint returns. With bind, each name is stored with
+// the binding bind builds for it (its Key is set by Mint); without, it is
+// reserved with no target. by names the API key, for the history.
+//
+// When the template's names run out Mint fails with ErrSpaceExhausted;
+// names it stored before that are returned with the error.
+func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) Binding) ([]string, error) {
+	if n < 1 || n > MintMax {
+		return nil, ErrMintCount
+	}
+	naan, sh, err := parsePrefix(shoulder)
+	if err != nil {
+		return nil, err
+	}
+	m := h.minters.find("ark:" + naan + "/" + sh)
+	rs := h.resolver.Load()
+	if m == nil || rs == nil || rs.store == nil {
+		return nil, fmt.Errorf("%s: %w", shoulder, ErrNoMinter)
+	}
+	mc := minting{m: m, store: rs.store, table: rs.table, by: by, bind: bind}
+	var keys []string
+	if m.tmpl.order == 'r' {
+		keys, err = mc.random(ctx, n)
+	} else {
+		keys, err = mc.sequential(ctx, n)
+	}
+	arkMetrics.minted.WithLabelValues(m.shoulder).Add(float64(len(keys)))
+	if errors.Is(err, ErrSpaceExhausted) {
+		arkMetrics.mintsFull.WithLabelValues(m.shoulder).Inc()
+		h.logger.Warn("a minter's names have run out", zap.String("shoulder", m.shoulder))
+	}
+	return keys, err
+}
+
+// minting is one Mint call.
+type minting struct {
+	m     *minter
+	store Store
+	table *table
+	by    string
+	bind  func(key string) Binding
+}
+
+// sequential mints n names in order, skipping those taken.
+func (mc *minting) sequential(ctx context.Context, n int) ([]string, error) {
+	var out []string
+	size := mc.m.tmpl.size
+	for len(out) < n {
+		need := uint64(n - len(out))
+		if mc.m.tmpl.bounded() {
+			next, err := mc.store.Count(ctx, mc.m.counter(), 0)
+			if err != nil {
+				return out, err
+			}
+			if next+need > size {
+				return out, fmt.Errorf("%s: %w (%d of %d left, %d asked)", mc.m.shoulder, ErrSpaceExhausted, size-min(next, size), size, need)
+			}
+		}
+		first, err := mc.store.Count(ctx, mc.m.counter(), need)
+		if err != nil {
+			return out, err
+		}
+		var keys []string
+		for i := range need {
+			if mc.m.tmpl.bounded() && first+i >= size {
+				break // a concurrent Mint took the last names
+			}
+			keys = append(keys, mc.m.key(first+i))
+		}
+		if len(keys) == 0 {
+			return out, fmt.Errorf("%s: %w", mc.m.shoulder, ErrSpaceExhausted)
+		}
+		got, err := mc.reserve(ctx, keys)
+		out = append(out, got...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// random mints n names drawn at random, drawing again where one is
+// taken, at most randomDraws times a name.
+func (mc *minting) random(ctx context.Context, n int) ([]string, error) {
+	size := mc.m.tmpl.size
+	var out []string
+	draws := n * randomDraws
+	for len(out) < n {
+		issued, err := mc.store.Count(ctx, mc.m.issued(), 0)
+		if err != nil {
+			return out, err
+		}
+		need := n - len(out)
+		if issued+uint64(need) > size || draws < need {
+			return out, fmt.Errorf("%s: %w (%d of %d issued)", mc.m.shoulder, ErrSpaceExhausted, issued, size)
+		}
+		keys := make([]string, 0, need)
+		seen := map[string]bool{}
+		for len(keys) < need {
+			v, err := rand.Int(rand.Reader, new(big.Int).SetUint64(size))
+			if err != nil {
+				return out, err
+			}
+			draws--
+			if k := mc.m.key(v.Uint64()); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+		got, err := mc.reserve(ctx, keys)
+		out = append(out, got...)
+		if err != nil {
+			return out, err
+		}
+		if _, err := mc.store.Count(ctx, mc.m.issued(), uint64(len(got))); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// reserve stores keys that are free, with their bindings, and returns
+// those it stored. A key a table assigns is never stored.
+func (mc *minting) reserve(ctx context.Context, keys []string) ([]string, error) {
+	bs := make([]Binding, 0, len(keys))
+	for _, k := range keys {
+		if _, assigned := mc.table.lookup(k); assigned {
+			continue
+		}
+		b := Binding{}
+		if mc.bind != nil {
+			b = mc.bind(k)
+		}
+		b.Key = k
+		bs = append(bs, b)
+	}
+	ok, err := mc.store.Reserve(ctx, bs, mc.by)
+	if err != nil {
+		return nil, err
+	}
+	var got []string
+	for i, stored := range ok {
+		if stored {
+			got = append(got, bs[i].Key)
+		}
+	}
+	return got, nil
+}

@@ -1,0 +1,108 @@
+package ark
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/dgraph-io/ristretto/v2"
+)
+
+// storeCache holds what the store answered for keys: an assignment, or nil
+// for a key it does not hold. It is the handler's for as long as the
+// handler runs (table swaps keep it), and Watch empties it of changed
+// keys, so a change is seen by the very next request.
+//
+// A lookup that was under way while a key changed must not put the old
+// answer back after the key was forgotten: forgetting moves epoch on
+// before deleting, and a lookup that finds epoch moved on since it started
+// deletes what it has just stored.
+type storeCache struct {
+	c      *ristretto.Cache[string, *assignment]
+	epoch  atomic.Uint64
+	mu     sync.RWMutex
+	closed bool
+}
+
+// newStoreCache returns a cache for size keys.
+func newStoreCache(size int) (*storeCache, error) {
+	c, err := ristretto.NewCache(&ristretto.Config[string, *assignment]{
+		NumCounters:        int64(size) * 10,
+		MaxCost:            int64(size),
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &storeCache{c: c}, nil
+}
+
+// get returns the cached answers for keys, and false if one is missing.
+func (sc *storeCache) get(keys []string) ([]*assignment, bool) {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	if sc.closed {
+		return nil, false
+	}
+	out := make([]*assignment, len(keys))
+	for i, k := range keys {
+		a, ok := sc.c.Get(k)
+		if !ok {
+			return nil, false
+		}
+		out[i] = a
+	}
+	return out, true
+}
+
+// now returns the epoch to pass to put for a lookup starting now.
+func (sc *storeCache) now() uint64 { return sc.epoch.Load() }
+
+// put caches the answers of a lookup that started at epoch.
+func (sc *storeCache) put(keys []string, as []*assignment, epoch uint64) {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	if sc.closed {
+		return
+	}
+	for i, k := range keys {
+		sc.c.Set(k, as[i], 1)
+	}
+	if sc.epoch.Load() != epoch {
+		for _, k := range keys {
+			sc.c.Del(k)
+		}
+	}
+}
+
+// forget drops keys from the cache; nil drops everything. Ristretto's
+// Clear must not run beside other calls, so it holds mu alone.
+func (sc *storeCache) forget(keys []string) {
+	sc.epoch.Add(1)
+	if keys == nil {
+		sc.mu.Lock()
+		defer sc.mu.Unlock()
+		if !sc.closed {
+			sc.c.Clear()
+		}
+		return
+	}
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	if sc.closed {
+		return
+	}
+	for _, k := range keys {
+		sc.c.Del(k)
+	}
+}
+
+// close stops the cache's goroutines; it may be called more than once.
+func (sc *storeCache) close() {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if !sc.closed {
+		sc.closed = true
+		sc.c.Close()
+	}
+}

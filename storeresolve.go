@@ -1,0 +1,119 @@
+package ark
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// storeLookupTimeout bounds a store lookup: a request waits no longer for
+// a slow store before it is answered 503.
+const storeLookupTimeout = 5 * time.Second
+
+// retryAfter is the Retry-After of a 503 for an unavailable store, in
+// seconds.
+const retryAfter = "5"
+
+// fromStore answers res, an ARK of ours that no table assigns, from the
+// store when the store binds it or an ancestor nearer than the table's
+// nearest: nearest first, as the table is read. It returns nil when the
+// store has nothing to say, leaving res live: its absence came from the
+// store too.
+func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.ARK) *resolution {
+	res.live = true
+	ancestors := a.Ancestors()
+	keys := make([]string, 1, 1+len(ancestors))
+	keys[0] = res.key
+	for _, anc := range ancestors {
+		if _, ok := rs.table.lookup(anc.Key); ok {
+			break // the table answers from here up
+		}
+		keys = append(keys, anc.Key)
+	}
+	found, err := rs.storeLookup(ctx, keys)
+	if err != nil {
+		return storeUnavailable(res.key, err)
+	}
+	if e := found[0]; e != nil {
+		if e.status == 0 {
+			return res.minted()
+		}
+		return res.fromEntry(e, "exact", res.key, "")
+	}
+	for i, e := range found[1:] {
+		if e == nil || e.status == 0 {
+			continue // a name minted but not bound assigns nothing
+		}
+		if !e.passthrough {
+			return res.notFound()
+		}
+		return res.fromEntry(e, "inherited", ancestors[i].Key, ancestors[i].Suffix)
+	}
+	return nil
+}
+
+// storeLookup returns the store's assignments of keys, nil where it has
+// none, from the cache when it holds them all, else in one Lookup.
+func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*assignment, error) {
+	if rs.stored != nil {
+		if as, ok := rs.stored.get(keys); ok {
+			return as, nil
+		}
+	}
+	var epoch uint64
+	if rs.stored != nil {
+		epoch = rs.stored.now()
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeLookupTimeout)
+	defer cancel()
+	bs, err := rs.store.Lookup(ctx, keys)
+	if err == nil && len(bs) != len(keys) {
+		err = fmt.Errorf("the store answered %d keys for %d", len(bs), len(keys))
+	}
+	if err != nil {
+		arkMetrics.storeFails.Inc()
+		return nil, err
+	}
+	as := make([]*assignment, len(bs))
+	for i, b := range bs {
+		if b != nil {
+			as[i] = b.assignment()
+		}
+	}
+	if rs.stored != nil {
+		rs.stored.put(keys, as, epoch)
+	}
+	return as, nil
+}
+
+// assignment returns b as the resolver reads it. A withdrawn binding's
+// reason becomes the "reason" of its metadata, where ?info shows it.
+func (b *Binding) assignment() *assignment {
+	meta := b.Meta
+	if b.Reason != "" && meta["reason"] == "" {
+		meta = maps.Clone(meta)
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta["reason"] = b.Reason
+	}
+	return &assignment{target: withRootPath(b.Target), status: b.Status, passthrough: b.Passthrough, meta: meta}
+}
+
+// minted answers a name that was minted but is not bound yet.
+func (res *resolution) minted() *resolution {
+	res.outcome, res.status = outcomeNotFound, http.StatusNotFound
+	res.reason = res.key + " is minted but not bound to anything yet"
+	return res
+}
+
+// storeUnavailable answers an identifier the store could not be asked about:
+// 503, never 404, which would say that it does not exist.
+func storeUnavailable(key string, err error) *resolution {
+	return &resolution{key: "", live: true, err: err, outcome: outcomeUnavailable, status: http.StatusServiceUnavailable,
+		reason: key + " cannot be looked up now: the store is unavailable; try again later"}
+}

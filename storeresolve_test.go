@@ -1,0 +1,126 @@
+package ark
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// storeSite starts a site whose ark handler reads table (a path, or "")
+// and the bolt store at a new file, and returns the site and the store,
+// opened on the same file as the handler (they share one open database).
+func storeSite(t *testing.T, extra string, entries []Entry) (*site, *BoltStore) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "store.db")
+	body := "\tark {\n\t\tnaan 12345\n\t\tforeign 404\n\t\tstore bolt " + path + "\n" + extra
+	if entries != nil {
+		body += "\t\ttable " + writeTable(t, entries) + "\n"
+	}
+	s := startSite(t, body+"\t}\n\trespond \"next handler\" 200\n")
+	return s, openBoltStore(t, path)
+}
+
+func TestStoreResolution(t *testing.T) {
+	s, st := storeSite(t, "", []Entry{
+		{ID: "ark:12345/t1", Target: "https://example.org/table/t1"},
+		{ID: "ark:12345/shelf", Target: "https://example.org/shelf"},
+	})
+	ctx := context.Background()
+	put := func(b Binding) *Binding { return mustApply(t, st, Write{Binding: b, By: "test"}) }
+
+	if got := s.get("/ark:12345/s1"); got.status != 404 {
+		t.Fatalf("before binding: %d %q, want 404", got.status, got.body)
+	}
+	put(Binding{Key: "ark:12345/s1", Target: "https://example.org/one", Status: 302, Passthrough: true})
+	// Every request after the bind sees it, in any spelling, though the
+	// 404 was asked twice (and cached) before.
+	s.expectRedirects(map[string]string{
+		"/ark:12345/s1":          "https://example.org/one",
+		"/ark:/12345/s-1":        "https://example.org/one",
+		"/ark:12345/s1/c2.pdf":   "https://example.org/one/c2.pdf",
+		"/ark:12345/s1?format=x": "https://example.org/one?format=x",
+	})
+	for range 3 {
+		put(Binding{Key: "ark:12345/s1", Target: "https://example.org/two", Status: 302, Passthrough: true})
+		s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/two", "/ark:12345/s1/c2.pdf": "https://example.org/two/c2.pdf"})
+		put(Binding{Key: "ark:12345/s1", Target: "https://example.org/one", Status: 302, Passthrough: true})
+		s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/one", "/ark:12345/s1/c2.pdf": "https://example.org/one/c2.pdf"})
+	}
+
+	// Without passthrough, descendants are the binding's own: 404.
+	put(Binding{Key: "ark:12345/s2", Target: "/served.html", Status: 200})
+	if got := s.get("/ark:12345/s2/c2"); got.status != 404 {
+		t.Errorf("descendant of a binding without passthrough: %d, want 404", got.status)
+	}
+	if got := s.get("/ark:12345/s2"); got.status != 200 || got.body != "next handler" {
+		t.Errorf("a binding served in place: %d %q", got.status, got.body)
+	}
+
+	// The table is read first: a store binding of a table's key is not
+	// seen, but one nearer than the table's ancestor is.
+	put(Binding{Key: "ark:12345/t1", Target: "https://example.org/store/t1", Status: 302})
+	put(Binding{Key: "ark:12345/shelf/b7", Target: "https://example.org/store/b7", Status: 303})
+	s.expectRedirects(map[string]string{
+		"/ark:12345/t1":       "https://example.org/table/t1",
+		"/ark:12345/shelf":    "https://example.org/shelf",
+		"/ark:12345/shelf/b8": "https://example.org/shelf/b8",
+	})
+	if got := s.get("/ark:12345/shelf/b7"); got.status != 303 || got.location != "https://example.org/store/b7" {
+		t.Errorf("store binding under a table ancestor: %d %q", got.status, got.location)
+	}
+
+	// A minted name without a target says so.
+	if _, err := st.Reserve(ctx, []Binding{{Key: "ark:12345/m1"}}, "minter"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.get("/ark:12345/m1"); got.status != 404 || !strings.Contains(got.body, "minted but not bound") {
+		t.Errorf("a minted name: %d %q", got.status, got.body)
+	}
+
+	// Withdrawn: 410, with the reason in ?info.
+	put(Binding{Key: "ark:12345/s1", Status: 410, Reason: "a duplicate of ark:12345/s2"})
+	if got := s.get("/ark:12345/s1"); got.status != 410 {
+		t.Errorf("withdrawn: %d %q, want 410", got.status, got.body)
+	}
+	if got := s.get("/ark:12345/s1?info"); got.status != 200 || !strings.Contains(got.body, "a duplicate of ark:12345/s2") {
+		t.Errorf("?info of a withdrawn binding: %d %q", got.status, got.body)
+	}
+
+	// A URN in the store.
+	put(Binding{Key: "urn:isbn:9780000000001", Target: "https://example.org/book", Status: 302})
+	s.expectRedirects(map[string]string{"/urn:isbn:9780000000001": "https://example.org/book"})
+}
+
+func TestStoreUnavailable(t *testing.T) {
+	s, st := storeSite(t, "", []Entry{{ID: "ark:12345/t1", Target: "https://example.org/t1"}})
+	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/s1", Target: "https://example.org/s1", Status: 302}, By: "test"})
+	s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/s1"})
+	if err := st.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/ark:12345/never-bound", "/ark:12345/never-bound?info", "/urn:isbn:1"} {
+		got := s.get(p)
+		if got.status != 503 || got.header.Get("Retry-After") == "" || !strings.Contains(got.body, "store is unavailable") {
+			t.Errorf("%s with the store closed: %d %q (Retry-After %q), want 503 with Retry-After",
+				p, got.status, got.body, got.header.Get("Retry-After"))
+		}
+	}
+	// The tables keep answering.
+	s.expectRedirects(map[string]string{"/ark:12345/t1": "https://example.org/t1"})
+}
+
+func TestCheckCharacter(t *testing.T) {
+	s, st := storeSite(t, "\t\tminter ark:12345/x5 .reeddeedk\n", nil)
+	good := "x54xz321"
+	good += string(ncda("12345/" + good))
+	wrong := good[:len(good)-1] + string(betanumeric[(strings.IndexByte(betanumeric, good[len(good)-1])+1)%len(betanumeric)])
+	if got := s.get("/ark:12345/" + wrong); got.status != 404 || !strings.Contains(got.body, "check character does not match") {
+		t.Errorf("a wrong check character: %d %q", got.status, got.body)
+	}
+	if got := s.get("/ark:12345/" + good); got.status != 404 || strings.Contains(got.body, "check character") {
+		t.Errorf("a right check character, not bound: %d %q", got.status, got.body)
+	}
+	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/" + good, Target: "https://example.org/g", Status: 302}, By: "test"})
+	s.expectRedirects(map[string]string{"/ark:12345/" + good: "https://example.org/g"})
+}
