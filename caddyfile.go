@@ -41,6 +41,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		watch [<interval>]
 //		store [<backend> [<args>...]]
 //		minter <ark:naan/shoulder> <template>
+//		api <prefix> {
+//			key <name> <sha256-hex> <scope>...
+//			key_file <file>
+//			max_body <bytes>
+//		}
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -78,6 +83,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalStore(d)
 		case "minter":
 			err = h.unmarshalMinter(d)
+		case "api":
+			err = h.unmarshalAPI(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

@@ -90,12 +90,16 @@ type Handler struct {
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
+	// The management API, which mints, binds and withdraws identifiers in
+	// the store over HTTP under a path of the site. Off when absent.
+	API *API `json:"api,omitempty"`
+
 	// The store read after the table files, holding the identifiers
 	// minted, bound and withdrawn through the API: a module in the
 	// ark.stores namespace named by "backend", such as {"backend": "bolt",
 	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
-	// unless minters are configured: they get the bolt store in Caddy's
-	// data directory.
+	// unless minters or the API are configured: they get the bolt store in
+	// Caddy's data directory.
 	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
 
 	// Minters for shoulders: the names they mint are kept in the store.
@@ -131,6 +135,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var err error
+	if h.API != nil {
+		if err := h.API.provision(); err != nil {
+			return err
+		}
+	}
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}

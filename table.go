@@ -301,3 +301,12 @@ func loadTable(files []string, inline []Entry) (*table, error) {
 	}
 	return b.t, nil
 }
+
+// assignedBy names the table file or map that assigns key, if any.
+func (t *table) assignedBy(key string) (string, bool) {
+	i, ok := t.find(key, maphash.String(t.seed, key))
+	if !ok {
+		return "", false
+	}
+	return t.describe(i), true
+}
