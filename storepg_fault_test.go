@@ -49,7 +49,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		counts    [3][numKinds]atomic.Int64 // by phase: before, down, after
 		phase     atomic.Int32
 		fresh     atomic.Int64
-		wrongsMu sync.Mutex
+		wrongsMu  sync.Mutex
 		wrongs    []string
 		recovered atomic.Int64 // Unix nanoseconds of the first uncached answer after the restart
 	)
