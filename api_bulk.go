@@ -45,6 +45,7 @@ func (c *apiCall) bulk() error {
 	c.w.Header().Set("X-Content-Type-Options", "nosniff")
 	c.w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(c.w)
+	enc.SetEscapeHTML(false)
 	in := bufio.NewReaderSize(http.MaxBytesReader(c.w, c.r.Body, limit), 64<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(in, maxBulkLine)

@@ -52,7 +52,7 @@ func (c *apiCall) managedKey(raw string, write bool) (string, error) {
 		}
 		return "", refuse(http.StatusForbidden, "key %s may not %s %s", c.key.name, access, key)
 	}
-	if by, ok := c.rs.table.assignedBy(key); ok {
+	if by, ok := c.rs.table.sourceOf(key); ok {
 		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)
 	}
 	return key, nil

@@ -6,11 +6,23 @@ import (
 )
 
 func TestBinaryAPICommands(t *testing.T) {
-	s := startAPISite(t, "")
+	s := startAPISite(t, "minter ark:12345/x8 .sdd")
 	api := s.base + "/api/ark"
 	t.Setenv(apiKeyEnv, "editor-secret")
 
-	out, errOut, status := runCaddy(t, "", "ark", "bind", "--api", api, "--status", "303", "ark:/12345/x5-cli", "https://repo.example.org/cli")
+	out, errOut, status := runCaddy(t, "", "ark", "mint", "--api", api, "-n", "3", "ark:12345/x8")
+	if want := "ark:12345/x800\nark:12345/x801\nark:12345/x802\n"; status != 0 || out != want {
+		t.Errorf("mint: %d %q %q, want %q", status, out, errOut, want)
+	}
+	out, errOut, status = runCaddy(t, "", "ark", "mint", "--api", api, "--target", "https://repo.example.org/m/{id}", "ark:12345/x8")
+	if status != 0 || out != "ark:12345/x803\n" {
+		t.Errorf("mint --target: %d %q %q", status, out, errOut)
+	}
+	if got := s.get("/ark:12345/x803"); got.status != 302 || got.location != "https://repo.example.org/m/ark:12345/x803" {
+		t.Errorf("resolving what mint bound: %d %q", got.status, got.location)
+	}
+
+	out, errOut, status = runCaddy(t, "", "ark", "bind", "--api", api, "--status", "303", "ark:/12345/x5-cli", "https://repo.example.org/cli")
 	if want := "ark:12345/x5cli 303 https://repo.example.org/cli (version 1)\n"; status != 0 || out != want {
 		t.Errorf("bind: %d %q %q, want %q", status, out, errOut, want)
 	}
@@ -30,7 +42,7 @@ func TestBinaryAPICommands(t *testing.T) {
 		t.Fatalf("export: %d %q", status, errOut)
 	}
 	tbl, err := loadTable([]string{writeFile(t, "export.json", out)}, nil)
-	if err != nil || tbl.len() != 1 {
+	if err != nil || tbl.len() != 2 {
 		t.Fatalf("the export does not load: %v\n%s", err, out)
 	}
 	if a, _ := tbl.lookup("ark:12345/x5cli"); a.status != 410 {

@@ -70,6 +70,19 @@ func (h *Handler) closeStore() {
 // it to bind and withdraw.
 func (h *Handler) Store() Store { return h.stores.store }
 
+// TableSource reports whether the table files or the configuration
+// assign key, a normalized identifier, and where: "/srv/ids.json", or
+// "/srv/ids.json entry 12" in a file of several entries, or "the map at
+// /etc/caddy/Caddyfile:7". The store never answers for such a key, so the
+// API refuses to bind it (409), naming the source.
+func (h *Handler) TableSource(key string) (string, bool) {
+	rs := h.resolver.Load()
+	if rs == nil {
+		return "", false
+	}
+	return rs.table.sourceOf(key)
+}
+
 // unmarshalStore reads "store [<backend> [<args>...] [{ ... }]]": the
 // backend module ark.stores.<backend> reads the rest. "store" alone is the
 // bolt store in Caddy's data directory.

@@ -121,9 +121,9 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision registers the metrics, parses the ?info page, loads the
-// tables, or shares them with the config being replaced, builds the
-// resolver and starts watching.
+// Provision registers the metrics, parses the ?info page, opens the
+// store, loads the tables, or shares them with the config being replaced,
+// builds the resolver and starts watching.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	// Caddy provisions before it validates: check the bounds before
@@ -143,18 +143,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}
-	if err := h.openStore(ctx); err != nil {
+	if h.minters, err = compileMinters(h.Minters); err != nil {
 		return err
 	}
-	if h.minters, err = compileMinters(h.Minters); err != nil {
+	if err := h.openStore(ctx); err != nil {
 		return err
 	}
 	t, err := h.openTable()
 	if err != nil {
+		h.closeStore()
 		return err
 	}
 	rs, err := h.newResolver(t)
 	if err != nil {
+		h.closeStore()
 		return err
 	}
 	h.resolver.Store(rs)

@@ -2,9 +2,13 @@ package ark
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2"
 )
 
 // storeSite starts a site whose ark handler reads table (a path, or "")
@@ -123,4 +127,41 @@ func TestCheckCharacter(t *testing.T) {
 	}
 	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/" + good, Target: "https://example.org/g", Status: 302}, By: "test"})
 	s.expectRedirects(map[string]string{"/ark:12345/" + good: "https://example.org/g"})
+}
+
+// TestStoreReload: a reload keeping the store file shares the open
+// database (bbolt locks its file: a second open would wait for the lock
+// the running config holds), and a bad config leaves the store serving.
+func TestStoreReload(t *testing.T) {
+	dir := t.TempDir()
+	body := "\tark {\n\t\tnaan 12345\n\t\tstore bolt store.db\n\t}\n"
+	s := &site{t: t}
+	caddyfile := filepath.Join(dir, "Caddyfile")
+	load := func(body string) error {
+		port := strings.TrimPrefix(s.base, "http://127.0.0.1:")
+		cfg, err := adaptCaddyfile(globalOptions+"\n:"+port+" {\n\tbind 127.0.0.1\n"+body+"\n}\n", caddyfile)
+		if err != nil {
+			return err
+		}
+		return caddy.Load(cfg, true)
+	}
+	s.base = "http://127.0.0.1:" + strconv.Itoa(freePort(t))
+	if err := load(body); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	// The relative path is the Caddyfile's: the test opens the same file.
+	st := openBoltStore(t, filepath.Join(dir, "store.db"))
+	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/r1", Target: "https://example.org/r1", Status: 302}, By: "test"})
+	for i := range 3 {
+		if err := load(body + fmt.Sprintf("\t# reload %d\n", i)); err != nil {
+			t.Fatalf("reload %d: %v", i, err)
+		}
+		s.expectRedirects(map[string]string{"/ark:12345/r1": "https://example.org/r1"})
+	}
+	if err := load("\tark {\n\t\tstore bolt store.db\n\t\tminter ark:12345/x .q\n\t}\n"); err == nil {
+		t.Fatal("a bad minter template was accepted")
+	}
+	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/r1", Target: "https://example.org/r2", Status: 302}, By: "test"})
+	s.expectRedirects(map[string]string{"/ark:12345/r1": "https://example.org/r2"})
 }

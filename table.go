@@ -96,6 +96,15 @@ func (t *table) assignment(i int) *assignment {
 	}
 }
 
+// sourceOf names where key is assigned, if it is: see describe.
+func (t *table) sourceOf(key string) (string, bool) {
+	i, ok := t.find(key, maphash.String(t.seed, key))
+	if !ok {
+		return "", false
+	}
+	return t.describe(i), true
+}
+
 // len returns the number of distinct keys.
 func (t *table) len() int { return len(t.records) }
 
@@ -300,13 +309,4 @@ func loadTable(files []string, inline []Entry) (*table, error) {
 		}
 	}
 	return b.t, nil
-}
-
-// assignedBy names the table file or map that assigns key, if any.
-func (t *table) assignedBy(key string) (string, bool) {
-	i, ok := t.find(key, maphash.String(t.seed, key))
-	if !ok {
-		return "", false
-	}
-	return t.describe(i), true
 }
