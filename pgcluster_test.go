@@ -166,10 +166,10 @@ func (c *pgCluster) run(name string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// start starts the server and waits until it accepts connections. Test
-// servers do not fsync: the tests are about behaviour, not crash safety.
+// start starts the server and waits until it accepts connections. It
+// keeps PostgreSQL's defaults (fsync on): the benchmarks use it too.
 func (c *pgCluster) start() error {
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", c.port, c.dir)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", c.port, c.dir)
 	out, err := c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start")
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))

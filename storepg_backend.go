@@ -77,7 +77,7 @@ func (b *pgBackend) ready(ctx context.Context) error {
 	err := b.migrate(ctx)
 	if err == nil {
 		b.migrated.Store(true)
-		b.logger.Info("postgres store ready", zap.String("schema", b.schema), zap.Int("schema_version", len(pgMigrations)))
+		b.logger.Info("store postgres: ready", zap.String("schema", b.schema), zap.Int("schema_version", len(pgMigrations)))
 	}
 	if errors.Is(err, errSchema) {
 		return err
@@ -141,8 +141,8 @@ func (b *pgBackend) setUp(up bool, err error) {
 	}
 	pgMetrics.up.WithLabelValues(b.schema).Set(float64(v))
 	if up {
-		b.logger.Info("postgres store available", zap.String("schema", b.schema))
+		b.logger.Info("store postgres: available", zap.String("schema", b.schema))
 	} else {
-		b.logger.Error("postgres store unavailable: answering 503 for what is not cached", zap.String("schema", b.schema), zap.Error(err))
+		b.logger.Error("store postgres: unavailable; identifiers not in the cache get 503", zap.String("schema", b.schema), zap.Error(err))
 	}
 }
