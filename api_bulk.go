@@ -29,8 +29,9 @@ type bulkResult struct {
 // maxBulkLine bounds one line of a bulk request.
 const maxBulkLine = maxBindBody + maxIDBytes + 1024
 
-// bulk answers POST bulk: NDJSON in, one result line out for each line in,
-// as soon as its change is durable. A line that fails changes nothing and
+// bulk answers POST bulk: NDJSON in, one result line out for each line in
+// (blank lines skipped), numbered as the input's lines are, as soon as its
+// change is durable. A line that fails changes nothing and
 // the next is still applied.
 func (c *apiCall) bulk() error {
 	limit := c.h.API.maxBody()
@@ -61,8 +62,7 @@ func (c *apiCall) bulk() error {
 		case err != nil && err != io.EOF:
 			return err
 		case len(bytes.TrimSpace(line)) == 0:
-			n--
-			continue
+			continue // a blank line asks for nothing; the next keeps its own number
 		default:
 			err = enc.Encode(c.bulkLine(n, line))
 		}

@@ -48,16 +48,16 @@ func TestAPIBulkPartialFailure(t *testing.T) {
 	}, "\n")
 	results := bulkResults(t, s.call("POST", "/bulk", "editor", in))
 	want := []struct {
-		status int
-		reason string
-	}{{201, ""}, {400, "permanent"}, {400, "JSON"}, {400, "not this site's"}, {403, "may not write"}, {409, s.table}, {409, "withdrawn"},
-		{400, "op"}, {200, ""}, {201, ""}, {413, "longer than"}, {201, ""}}
+		line, status int
+		reason       string
+	}{{1, 201, ""}, {2, 400, "permanent"}, {3, 400, "JSON"}, {5, 400, "not this site's"}, {6, 403, "may not write"}, {7, 409, s.table},
+		{8, 409, "withdrawn"}, {9, 400, "op"}, {10, 200, ""}, {11, 201, ""}, {12, 413, "longer than"}, {13, 201, ""}}
 	if len(results) != len(want) {
-		t.Fatalf("%d result lines for %d input lines: %+v", len(results), len(want), results)
+		t.Fatalf("%d result lines for %d non-blank input lines: %+v", len(results), len(want), results)
 	}
 	for i, w := range want {
-		if r := results[i]; r.Line != i+1 || r.Status != w.status || !strings.Contains(r.Error, w.reason) || (w.reason == "") != (r.Error == "") {
-			t.Errorf("line %d: %+v, want %d %q", i+1, r, w.status, w.reason)
+		if r := results[i]; r.Line != w.line || r.Status != w.status || !strings.Contains(r.Error, w.reason) || (w.reason == "") != (r.Error == "") {
+			t.Errorf("result %d: %+v, want line %d, %d %q", i, r, w.line, w.status, w.reason)
 		}
 	}
 	s.expectRedirects(map[string]string{"/ark:12345/x5b1": "https://repo.example.org/b1v2", "/ark:12345/x5b8": "https://repo.example.org/b8"})

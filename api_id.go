@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -216,7 +217,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	case err != nil:
 		return refuse(http.StatusBadRequest, "reading the body: %v", err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return refuse(http.StatusBadRequest, "the body is not the JSON object expected: %v", err)
