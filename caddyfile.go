@@ -2,6 +2,8 @@ package ark
 
 import (
 	"fmt"
+	"hash/fnv"
+	"io"
 	"path/filepath"
 	"strconv"
 
@@ -34,6 +36,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		map <id> 410
 //		shoulder <ark:naan/shoulder | ark:naan> <target> [<status>]
 //		foreign <url> | 404
+//		base_url <url>
 //		max_length <code points>
 //		cache_size <entries> | off
 //		policy <ark:naan/shoulder | ark:naan> <statement>
@@ -69,6 +72,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalShoulder(d)
 		case "foreign":
 			err = h.unmarshalForeign(d)
+		case "base_url":
+			err = h.unmarshalBaseURL(d)
 		case "max_length":
 			err = unmarshalInt(d, "max_length", &h.MaxLength, maxMaxLength, "")
 		case "cache_size":
@@ -92,7 +97,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return err
 		}
 	}
+	if len(h.Tables) > 0 {
+		h.TableStamp = tableStamp(h.Tables)
+	}
 	return nil
+}
+
+// tableStamp digests the versions (size, modification time, inode) of the
+// table files at paths, for Handler.TableStamp.
+func tableStamp(paths []string) string {
+	digest := fnv.New64a()
+	_, _ = io.WriteString(digest, tableKey(paths, statFiles(paths), ""))
+	return strconv.FormatUint(digest.Sum64(), 16)
 }
 
 // unmarshalNAANs reads "naan <naan>...", checking each NAAN.
@@ -111,6 +127,16 @@ func (h *Handler) unmarshalNAANs(d *caddyfile.Dispenser) error {
 }
 
 // unmarshalForeign reads "foreign <url> | 404".
+func (h *Handler) unmarshalBaseURL(d *caddyfile.Dispenser) error {
+	if err := unmarshalOne(d, &h.BaseURL); err != nil {
+		return err
+	}
+	if _, err := parseBaseURL(h.BaseURL); err != nil {
+		return d.WrapErr(err)
+	}
+	return nil
+}
+
 func (h *Handler) unmarshalForeign(d *caddyfile.Dispenser) error {
 	if err := unmarshalOne(d, &h.Foreign); err != nil {
 		return err

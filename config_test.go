@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -150,6 +151,9 @@ func TestExamplesAdaptRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// table_stamp follows the table file's modification time, which a
+	// checkout sets; the JSON twin leaves it out.
+	adapted = regexp.MustCompile(`"table_stamp":"[0-9a-f]+",?`).ReplaceAll(adapted, nil)
 	twin, err := os.ReadFile("examples/caddy.json")
 	if err != nil {
 		t.Fatal(err)

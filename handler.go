@@ -1,12 +1,12 @@
 package ark
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/normalize"
@@ -31,7 +31,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		return writeRefusal(w, http.StatusMethodNotAllowed, "an identifier is answered for GET and HEAD only, not "+r.Method)
+		return h.refuse(w, r, http.StatusMethodNotAllowed, "an identifier is answered for GET and HEAD only, not "+r.Method, "")
 	}
 	rs := h.resolver.Load()
 	if rs == nil {
@@ -55,43 +55,60 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if res.key == "" {
 		h.observe(r, repl, core, res, res.outcome, "")
-		return writeRefusal(w, res.status, res.reason)
+		return h.refuse(w, r, res.status, res.reason, res.key)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
 		h.observe(r, repl, core, res, outcomeInvalid, "")
-		return writeRefusal(w, http.StatusBadRequest, err.Error())
+		return h.refuse(w, r, http.StatusBadRequest, err.Error(), res.key)
 	}
 	if res.target == "" && res.tmpl == nil {
-		addLinks(w.Header(), r, res) // a withdrawn identifier still links to its tombstone
+		h.self(r).addLinks(w.Header(), res) // a withdrawn identifier still links to its tombstone
 		h.observe(r, repl, core, res, res.outcome, "")
-		return writeRefusal(w, res.status, res.reason)
+		return h.refuse(w, r, res.status, res.reason, res.key)
 	}
-	target, ok := res.buildTarget(repl, query)
-	if !ok {
+	target, err := res.buildTarget(repl, query)
+	if err != nil {
 		h.observe(r, repl, core, res, outcomeInvalid, "")
-		return writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
+		return h.refuse(w, r, http.StatusBadRequest, res.key+": "+err.Error(), res.key)
 	}
 	if res.outcome == outcomeForeign && strings.EqualFold(hostname(r.Host), rs.foreignHost) {
 		h.observe(r, repl, core, res, outcomeNotFound, "")
-		return writeRefusal(w, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver")
+		return h.refuse(w, r, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver", res.key)
 	}
 	vars.target = target
-	addLinks(w.Header(), r, res)
-	h.observe(r, repl, core, res, res.outcome, target)
-	if res.status == http.StatusOK {
-		served := res.local
-		if served == nil || target != res.target {
-			if served, err = url.Parse(target); err != nil {
-				return caddyhttp.Error(http.StatusInternalServerError, err)
-			}
-		}
-		rewrite(r, served)
-		return next.ServeHTTP(&temporaryRedirects{caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}, r)
+	h.self(r).addLinks(w.Header(), res)
+	if res.status != http.StatusOK {
+		h.observe(r, repl, core, res, res.outcome, target)
+		w.Header().Set("Location", target)
+		w.WriteHeader(res.status)
+		return nil
 	}
-	w.Header().Set("Location", target)
-	w.WriteHeader(res.status)
-	return nil
+	served := res.local
+	if served == nil || target != res.target {
+		if served, err = url.Parse(target); err != nil {
+			h.observe(r, repl, core, res, outcomeInvalid, "")
+			return h.refuse(w, r, http.StatusBadRequest, res.key+": the target built from the request is not a valid path", res.key)
+		}
+	}
+	if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
+		h.observe(r, repl, core, res, res.outcome, target)
+		return redirectToDirectory(w, r, res, query)
+	}
+	rewrite(r, served)
+	status, err := serveInPlace(w, r, next)
+	if status != http.StatusNotFound && status != 0 {
+		h.observe(r, repl, core, res, res.outcome, target)
+		return err
+	}
+	h.observe(r, repl, core, res, outcomeMissing, target)
+	if status == 0 {
+		h.logger.Error("no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
+			zap.String("id", res.key), zap.String("target", target))
+		return caddyhttp.Error(http.StatusInternalServerError, errors.New("nothing serves in-place targets"))
+	}
+	h.logger.Warn("identifier resolved to a missing target", zap.String("id", res.key), zap.String("target", target))
+	return err
 }
 
 // requestCore returns the escaped request path without its leading "/" when
@@ -145,23 +162,24 @@ func passedQuery(r *http.Request, core string, res *resolution) (string, error) 
 }
 
 // buildTarget returns the target of res with query added, expanding a
-// template's placeholders; ok is false when the result is not safe.
-func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, bool) {
+// template's placeholders; it refuses a target that request data would
+// make unsafe.
+func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, error) {
 	if res.outcome == outcomeForeign {
-		return res.target + query, true
+		return res.target + query, nil
 	}
 	t := res.tmpl
 	if t == nil {
-		return joinTarget(res.target, "", query), true
+		return joinTarget(res.target, "", query), nil
 	}
-	target := repl.ReplaceAll(t.target, "")
-	if !t.suffixed {
-		target = joinTarget(target, res.suffix, "")
+	target, err := t.expand(repl, res.suffix)
+	if err != nil {
+		return "", err
 	}
-	if !t.keepsOrigin(target) || (t.local && !localPathSafe(target)) {
-		return "", false
+	if t.local && !localPathSafe(target) {
+		return "", errDotSegment
 	}
-	return joinTarget(target, "", query), true
+	return joinTarget(target, "", query), nil
 }
 
 // rewrite points the request at served, a local target, for the next
@@ -171,6 +189,53 @@ func rewrite(r *http.Request, served *url.URL) {
 	r.RequestURI = r.URL.RequestURI()
 }
 
+// redirectToDirectory answers an identifier served in place from a
+// directory, but requested without a trailing "/", with a temporary
+// redirect to its normal form with one, so that the index page's relative
+// links ("l1.html") resolve under the identifier and not beside it.
+func redirectToDirectory(w http.ResponseWriter, r *http.Request, res *resolution, query string) error {
+	location := servicePrefix(r) + "/" + res.key + "/"
+	if query != "" {
+		location += "?" + query
+	}
+	w.Header().Set("Location", location)
+	w.WriteHeader(http.StatusFound)
+	return nil
+}
+
+// serveInPlace hands a request rewritten to a local target to the next
+// handlers. A trailing "/" on an identifier is a lenient repair, but
+// file_server compares the original path with the file it serves and
+// redirects to drop the slash; when it does, the redirect is swallowed and
+// the request served again as if it had been spelled without the slash, so
+// the repaired spelling answers as the normal form does. A directory keeps
+// the slash and is never served twice.
+//
+// It returns the status of the answer, 0 when nothing answered.
+func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) (int, error) {
+	tw := &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
+	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
+	if ok && orig.URL != nil && strings.HasSuffix(orig.URL.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
+		tw.dropSlash = strings.TrimSuffix(orig.URL.Path, "/")
+	}
+	err := next.ServeHTTP(tw, r)
+	if err == nil && tw.swallowed {
+		w.Header().Del("Location")
+		w.Header().Del("Content-Type")
+		u := *orig.URL
+		u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), strings.TrimRight(u.RawPath, "/")
+		orig.URL = &u
+		r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, orig))
+		tw = &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
+		err = next.ServeHTTP(tw, r)
+	}
+	var handlerErr caddyhttp.HandlerError
+	if errors.As(err, &handlerErr) {
+		return handlerErr.StatusCode, err
+	}
+	return tw.status, err
+}
+
 // temporaryRedirects passes on the answer of the handlers that serve an
 // identifier in place, turning a permanent redirect into the temporary one
 // with the same method rules: 301 into 302, 308 into 307. An identifier's
@@ -178,27 +243,55 @@ func rewrite(r *http.Request, served *url.URL) {
 // drop a directory's trailing slash.
 type temporaryRedirects struct {
 	caddyhttp.ResponseWriterWrapper
+
+	// dropSlash is the original path without its repaired trailing "/": a
+	// permanent redirect there is swallowed (see serveInPlace).
+	dropSlash string
+	swallowed bool
+	status    int // the status written, 0 until one is
 }
 
 // WriteHeader writes status, made temporary when it is a permanent redirect.
 func (w *temporaryRedirects) WriteHeader(status int) {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusPermanentRedirect:
+		if location, _, _ := strings.Cut(w.Header().Get("Location"), "?"); w.dropSlash != "" && location == w.dropSlash {
+			w.swallowed = true
+			return
+		}
+	}
 	switch status {
 	case http.StatusMovedPermanently:
 		status = http.StatusFound
 	case http.StatusPermanentRedirect:
 		status = http.StatusTemporaryRedirect
 	}
+	if w.status == 0 {
+		w.status = status
+	}
 	w.ResponseWriterWrapper.WriteHeader(status)
 }
 
-// writeRefusal answers with status and a one-line plain-text reason.
-func writeRefusal(w http.ResponseWriter, status int, reason string) error {
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/plain; charset=utf-8")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, strconv.Itoa(status)+" "+http.StatusText(status)+": "+reason+"\n")
-	return nil
+// Write writes b, unless the answer was swallowed.
+func (w *temporaryRedirects) Write(b []byte) (int, error) {
+	if w.swallowed {
+		return len(b), nil
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriterWrapper.Write(b)
+}
+
+// ReadFrom copies r to the answer, unless the answer was swallowed.
+func (w *temporaryRedirects) ReadFrom(r io.Reader) (int64, error) {
+	if w.swallowed {
+		return io.Copy(io.Discard, r)
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriterWrapper.ReadFrom(r)
 }
 
 func hostname(hostport string) string {

@@ -24,6 +24,10 @@ type site struct {
 	t      *testing.T
 	base   string // http://127.0.0.1:port
 	global string // the global options block; globalOptions when ""
+
+	// catchAll makes the site answer any Host (":port") instead of
+	// http://127.0.0.1:port only.
+	catchAll bool
 }
 
 // globalOptions keep test servers off the admin port and the disk.
@@ -59,16 +63,25 @@ func (s *site) load(body string) error {
 		port = strconv.Itoa(freePort(s.t))
 		s.base = "http://127.0.0.1:" + port
 	}
-	global := globalOptions
-	if s.global != "" {
-		global = s.global
-	}
-	caddyfile := global + "\n:" + port + " {\n\tbind 127.0.0.1\n" + body + "\n}\n"
+	caddyfile := s.caddyfile(body)
 	cfg, err := adaptCaddyfile(caddyfile, filepath.Join(s.t.TempDir(), "Caddyfile"))
 	if err != nil {
 		return err
 	}
 	return caddy.Load(cfg, true)
+}
+
+// caddyfile returns the whole Caddyfile of a site whose block is body.
+func (s *site) caddyfile(body string) string {
+	global := globalOptions
+	if s.global != "" {
+		global = s.global
+	}
+	address := "http://" + strings.TrimPrefix(s.base, "http://")
+	if s.catchAll {
+		address = ":" + strings.TrimPrefix(s.base, "http://127.0.0.1:")
+	}
+	return global + "\n" + address + " {\n\tbind 127.0.0.1\n" + body + "\n}\n"
 }
 
 // adaptCaddyfile adapts a Caddyfile as if it were the file at filename.

@@ -71,8 +71,8 @@ var metaElements = []string{"who", "what", "when", "where", "persistence", "vari
 
 // newRecord describes the identifier that res resolved, with target its
 // built target ("" for a withdrawn one).
-func newRecord(r *http.Request, core string, res *resolution, target string, pol *policyInfo) *infoRecord {
-	rec := &infoRecord{ID: core, Normalized: res.key, URL: identifierURL(r, res.key), Status: res.status,
+func newRecord(at self, core string, res *resolution, target string, pol *policyInfo) *infoRecord {
+	rec := &infoRecord{ID: core, Normalized: res.key, URL: at.identifierURL(res.key), Status: res.status,
 		Target: target, Resolution: res.how, Via: res.via, Suffix: res.suffix}
 	if res.entry != nil {
 		rec.Meta = res.entry.meta
@@ -83,27 +83,27 @@ func newRecord(r *http.Request, core string, res *resolution, target string, pol
 			rec.Reason = reason
 		}
 	}
-	rec.finish(r, pol)
+	rec.finish(at, pol)
 	rec.targetAt = httpURL(target)
 	if strings.HasPrefix(target, "/") {
-		rec.targetAt = siteBase(r) + target
+		rec.targetAt = at.base + target
 	}
 	return rec
 }
 
 // newPolicyRecord describes a NAAN or shoulder through its policy.
-func newPolicyRecord(r *http.Request, core string, pol *policyInfo) *infoRecord {
-	rec := &infoRecord{ID: core, Normalized: pol.Prefix, URL: identifierURL(r, pol.Prefix), Resolution: "policy"}
-	rec.finish(r, pol)
+func newPolicyRecord(at self, core string, pol *policyInfo) *infoRecord {
+	rec := &infoRecord{ID: core, Normalized: pol.Prefix, URL: at.identifierURL(pol.Prefix), Resolution: "policy"}
+	rec.finish(at, pol)
 	return rec
 }
 
 // finish sets what every record says about this site and its policy.
-func (rec *infoRecord) finish(r *http.Request, pol *policyInfo) {
-	rec.Resolver = siteBase(r) + "/"
-	rec.host = requestHost(r)
+func (rec *infoRecord) finish(at self, pol *policyInfo) {
+	rec.Resolver = at.base + "/"
+	rec.host = at.host
 	if pol != nil {
-		rec.Policy, rec.policyAt = pol, infoURL(r, pol.Prefix)
+		rec.Policy, rec.policyAt = pol, at.infoURL(pol.Prefix)
 	}
 }
 

@@ -19,29 +19,29 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver
 	if res.key == "" {
 		naan, ok := bareNAAN(core)
 		if !ok {
-			return res.outcome, writeRefusal(w, res.status, res.reason)
+			return res.outcome, h.refuse(w, r, res.status, res.reason, res.key)
 		}
 		if pol := rs.policies.exact(naan, ""); pol != nil {
-			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(r, core, pol))
+			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
 		}
-		return outcomeNotFound, writeRefusal(w, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here")
+		return outcomeNotFound, h.refuse(w, r, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here", "")
 	}
 	if res.how != "exact" && res.ark.Qualifier() == "" {
 		if pol := rs.policies.exact(res.ark.NAAN(), res.ark.Name()); pol != nil {
-			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(r, core, pol))
+			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
 		}
 	}
 	if res.entry == nil && res.tmpl == nil {
-		return res.outcome, writeRefusal(w, res.status, res.reason)
+		return res.outcome, h.refuse(w, r, res.status, res.reason, res.key)
 	}
 	target := res.target
 	if res.tmpl != nil {
-		var ok bool
-		if target, ok = res.buildTarget(repl, ""); !ok {
-			return outcomeInvalid, writeRefusal(w, http.StatusBadRequest, "the identifier would build an unsafe target")
+		var err error
+		if target, err = res.buildTarget(repl, ""); err != nil {
+			return outcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.key+": "+err.Error(), res.key)
 		}
 	}
-	return outcomeMetadata, h.writeInfo(w, r, newRecord(r, core, res, target, rs.policies.covering(res.ark)))
+	return outcomeMetadata, h.writeInfo(w, r, newRecord(h.self(r), core, res, target, rs.policies.covering(res.ark)))
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",

@@ -7,36 +7,34 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// siteBase returns the URL under which this handler serves identifiers,
-// without a trailing "/": the request's scheme and host, then the service
-// prefix. When the Host header holds a byte that may not stand in a URL,
-// it returns the prefix alone, so that links are path-absolute references.
-func siteBase(r *http.Request) string {
-	origin, host, prefix := baseParts(r)
-	return origin + host + prefix
+// self says where this site's links to itself point, for one request.
+type self struct {
+	// base is the URL identifiers are appended to, without a trailing "/":
+	// base_url, or the scheme, host and service prefix; the prefix alone,
+	// making links path-absolute references, when the host is not known.
+	base string
+	// host names the site in ?info's commitment: base_url's host, or the
+	// request's host when it is known; "" otherwise.
+	host string
 }
 
-// baseParts returns siteBase in three parts, for callers that build a
-// longer string with one allocation: "http://" or "https://" (or "" with
-// no usable host), the host, and the service prefix.
-func baseParts(r *http.Request) (scheme, host, prefix string) {
-	prefix = servicePrefix(r)
-	if host = requestHost(r); host == "" {
-		return "", "", prefix
+// self returns where links to this site point for r: base_url when the
+// operator set it; else the request's scheme and host when the server's
+// routes match that host by name (a request that reached a catch-all site
+// could carry any Host, which would then be reflected into links and
+// cached by shared caches); else path-absolute references.
+func (h *Handler) self(r *http.Request) self {
+	if h.base.base != "" {
+		return h.base
+	}
+	prefix := servicePrefix(r)
+	if strings.ContainsFunc(r.Host, notHostChar) || !h.siteHosts.match(r) {
+		return self{base: prefix}
 	}
 	if r.TLS != nil {
-		return "https://", host, prefix
+		return self{base: "https://" + r.Host + prefix, host: r.Host}
 	}
-	return "http://", host, prefix
-}
-
-// requestHost returns the request's host and port, or "" when it holds a
-// byte that may not stand in a URL.
-func requestHost(r *http.Request) string {
-	if strings.ContainsFunc(r.Host, notHostChar) {
-		return ""
-	}
-	return r.Host
+	return self{base: "http://" + r.Host + prefix, host: r.Host}
 }
 
 // servicePrefix returns the path prefix that routing stripped before the
@@ -63,29 +61,28 @@ func notHostChar(c rune) bool {
 }
 
 // identifierURL is the canonical URL of the identifier key on this site.
-func identifierURL(r *http.Request, key string) string {
-	return siteBase(r) + "/" + key
+func (s self) identifierURL(key string) string {
+	return s.base + "/" + key
 }
 
 // infoURL is the URL of the metadata about the identifier key.
-func infoURL(r *http.Request, key string) string {
-	return identifierURL(r, key) + "?info"
+func (s self) infoURL(key string) string {
+	return s.identifierURL(key) + "?info"
 }
 
 // addLinks adds the Link headers of an answer for a resolved identifier:
 // describedby to its metadata (ARKs only: ?info is not URN syntax), and
 // cite-as (RFC 8574) to its canonical URL when it is served in place.
-func addLinks(h http.Header, r *http.Request, res *resolution) {
+func (s self) addLinks(h http.Header, res *resolution) {
 	switch res.outcome {
 	case outcomeInPlace, outcomeRedirect, outcomeRelated, outcomeGone:
 	default:
 		return
 	}
-	scheme, host, prefix := baseParts(r)
 	if res.isARK {
-		h["Link"] = append(h["Link"], "<"+scheme+host+prefix+"/"+res.key+`?info>; rel="describedby"`)
+		h["Link"] = append(h["Link"], "<"+s.base+"/"+res.key+`?info>; rel="describedby"`)
 	}
 	if res.outcome == outcomeInPlace {
-		h["Link"] = append(h["Link"], "<"+scheme+host+prefix+"/"+res.key+`>; rel="cite-as"`)
+		h["Link"] = append(h["Link"], "<"+s.base+"/"+res.key+`>; rel="cite-as"`)
 	}
 }

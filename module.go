@@ -105,12 +105,35 @@ type Handler struct {
 	// Minters for shoulders: the names they mint are kept in the store.
 	Minters []Minter `json:"minters,omitempty"`
 
-	resolver atomic.Pointer[resolver]
-	logger   *zap.Logger
-	infoPage *htmltemplate.Template
-	live     liveTable
-	stores   handlerStore
-	minters  minters
+	// The name of the organization that assigns this site's identifiers,
+	// such as "Example Museum": ?info's commitment names it as "who" (else
+	// the site's host), and the HTML pages link it to the site's home page.
+	Organization string `json:"organization,omitempty"`
+
+	// Set by the Caddyfile adapter: a digest of the table files' sizes,
+	// modification times and inodes when the Caddyfile was adapted. The
+	// handler does not use it; it is there so that a changed table file
+	// changes the adapted config, which a plain `caddy reload` (a no-op
+	// for an unchanged config) then applies.
+	TableStamp string `json:"table_stamp,omitempty"`
+
+	// The URL that this site's links to its own identifiers start with
+	// (Link headers, ?info's url, resolver and policy links), such as
+	// "https://example.org" or "https://example.org/resolver": an absolute
+	// http(s) URL without query or fragment. Default: the request's scheme
+	// and host when the site is configured for that host by name, else
+	// path-absolute links ("/ark:12345/x5wf6789?info"), so that a forged
+	// Host header on a catch-all site never reaches a link.
+	BaseURL string `json:"base_url,omitempty"`
+
+	resolver  atomic.Pointer[resolver]
+	base      self // from BaseURL
+	siteHosts siteHosts
+	logger    *zap.Logger
+	infoPage  *htmltemplate.Template
+	live      liveTable
+	stores    handlerStore
+	minters   minters
 }
 
 // CaddyModule returns the Caddy module information.
@@ -131,6 +154,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
+	h.base, _ = parseBaseURL(h.BaseURL)
 	if err := h.joinMetrics(ctx); err != nil {
 		return err
 	}
@@ -254,7 +278,25 @@ func (h *Handler) Validate() error {
 	if h.WatchInterval < 0 || h.WatchInterval > 0 && time.Duration(h.WatchInterval) < minWatchInterval {
 		return fmt.Errorf("watch_interval %v: must be at least %v", time.Duration(h.WatchInterval), minWatchInterval)
 	}
+	if _, err := parseBaseURL(h.BaseURL); err != nil {
+		return err
+	}
 	return checkForeign(h.Foreign)
+}
+
+// parseBaseURL reads base_url: "" for none, else an absolute http(s) URL
+// without user, query or fragment, whose path is kept without its
+// trailing "/".
+func parseBaseURL(raw string) (self, error) {
+	if raw == "" {
+		return self{}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsFunc(u.Host, notHostChar) {
+		return self{}, fmt.Errorf("base_url %q: must be an absolute http(s) URL such as https://example.org, without query or fragment", raw)
+	}
+	return self{base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), host: u.Host}, nil
 }
 
 // checkForeign checks a foreign setting: "" for the default, an absolute

@@ -27,7 +27,11 @@ func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, re
 		}
 	}
 	if ce := h.logger.Check(zapcore.DebugLevel, "resolved"); ce != nil {
-		ce.Write(zap.String("raw", core), zap.String("query", r.URL.RawQuery),
+		query := r.URL.RawQuery
+		if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && orig.URL != nil {
+			query = orig.URL.RawQuery // r may already be rewritten to its target
+		}
+		ce.Write(zap.String("raw", core), zap.String("query", query),
 			zap.String("id", res.key), zap.String("outcome", out.String()), zap.String("target", target))
 	}
 }

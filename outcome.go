@@ -15,11 +15,12 @@ const (
 	outcomeForeign                    // 302 to the global resolver
 	outcomeMetadata                   // the identifier's metadata (?info)
 	outcomeUnavailable                // 503: the store could not be read
+	outcomeMissing                    // resolved in place, but nothing was there (404, or no handler answered)
 
 	numOutcomes = iota // how many outcomes there are
 )
 
-var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata", "unavailable"}
+var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata", "unavailable", "missing_target"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 

@@ -33,7 +33,7 @@ func TestRefusalsSayWhyInOneLine(t *testing.T) {
 		"/ark:12345/nothing-here":      {404, "ark:12345/nothinghere is not assigned here"},
 		"/urn:example:unknown":         {404, "urn:example:unknown is not assigned here"},
 		"/ark:12345/g5h6j7":            {410, "withdrawn"},
-		"/ark:12345/x5wf6789/%2E%2E/x": {400, "climb out"},
+		"/ark:12345/x5wf6789/%2E%2E/x": {400, `would start with "."`},
 	} {
 		got := s.get(p)
 		if got.status != want.status {

@@ -174,8 +174,10 @@ func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolu
 		res.reason = res.key + " has been withdrawn; it will not be assigned again"
 		return res
 	}
-	if suffix != "" && !suffixSafe(e.target, suffix) {
-		return unsafeQualifier(res.key)
+	if suffix != "" {
+		if refused := res.checkSuffix(e.target, suffix); refused != nil {
+			return refused
+		}
 	}
 	res.target = joinTarget(e.target, suffix, "")
 	if res.outcome == outcomeInPlace {
@@ -197,20 +199,30 @@ func localURL(target string) *url.URL {
 	return u
 }
 
-// suffixSafe reports whether a qualifier may be appended to target: once
-// decoded it has no "." or ".." segment, backslash or NUL, and it does not
-// start a new segment with "." (a variant glued onto a directory target,
-// "/files/" + ".env").
-func suffixSafe(target, suffix string) bool {
+// checkSuffix refuses a qualifier that cannot be appended to target: a
+// variant (".en") after a target that ends in "/" (a directory, or a URL
+// with no path) would name a hidden file, which is not something the entry
+// assigns: 404; anything else that breaks the rule of segments.go is 400.
+func (res *resolution) checkSuffix(target, suffix string) *resolution {
 	base, _, _ := strings.Cut(target, "?")
-	return localPathSafe(suffix) && !(strings.HasSuffix(base, "/") && strings.HasPrefix(suffix, "."))
+	if strings.HasSuffix(base, "/") && strings.HasPrefix(suffix, ".") {
+		refused := (&resolution{key: res.key, ark: res.ark, isARK: res.isARK, shoulder: res.shoulder}).notFound()
+		refused.reason += `: the variant "` + suffix + `" cannot be appended to the target of ` + res.via + `, which ends in "/"`
+		return refused
+	}
+	var b builtTarget
+	b.add(base, false)
+	b.add(suffix, true)
+	if err := b.check(); err != nil || !localPathSafe(suffix) {
+		return unsafeQualifier(res.key)
+	}
+	return nil
 }
 
-// unsafeQualifier refuses an ARK whose qualifier or Name would climb out of
-// the directory its answer is built in.
+// unsafeQualifier refuses an ARK whose qualifier would make a segment
+// that the rule of segments.go forbids.
 func unsafeQualifier(key string) *resolution {
-	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest,
-		reason: key + " has a . or .. segment, or a backslash, that would climb out of its target"}
+	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest, reason: key + ": " + errDotSegment.Error()}
 }
 
 func (res *resolution) notFound() *resolution {

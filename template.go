@@ -3,8 +3,11 @@ package ark
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
@@ -37,8 +40,75 @@ type template struct {
 	origin   string // "scheme://host/" of a URL target, "/" of a path: every expansion starts with it
 	status   int
 	local    bool
-	suffixed bool // the target uses {http.ark.suffix}
+	suffixed bool            // the target uses {http.ark.suffix}
+	pieces   []templatePiece // target, split into text and placeholders
 }
+
+// templatePiece is a run of a template's target: text the operator wrote,
+// or a placeholder, whose value comes from the request.
+type templatePiece struct {
+	text        string
+	placeholder bool
+}
+
+// splitPlaceholders splits a target into text and "{...}" placeholders.
+func splitPlaceholders(target string) []templatePiece {
+	var pieces []templatePiece
+	for target != "" {
+		open := strings.IndexByte(target, '{')
+		end := strings.IndexByte(target[max(open, 0):], '}')
+		if open < 0 || end < 0 {
+			return append(pieces, templatePiece{text: target})
+		}
+		if open > 0 {
+			pieces = append(pieces, templatePiece{text: target[:open]})
+		}
+		pieces = append(pieces, templatePiece{text: target[open : open+end+1], placeholder: true})
+		target = target[open+end+1:]
+	}
+	return pieces
+}
+
+// expand builds the target for a request: the placeholders replaced by
+// repl, and suffix, the ARK's qualifier, appended to the path unless the
+// target places it with {http.ark.suffix}. The result is checked by the
+// rule of segments.go.
+func (t *template) expand(repl *caddy.Replacer, suffix string) (string, error) {
+	var b builtTarget
+	for _, p := range t.pieces {
+		if p.placeholder {
+			b.add(repl.ReplaceAll(p.text, ""), true)
+		} else {
+			b.add(p.text, false)
+		}
+	}
+	if !t.suffixed && suffix != "" {
+		end := b.pathEnd()
+		if end > 0 && b.b[end-1] == '/' && suffix[0] == '/' {
+			suffix = suffix[1:] // a target naming a directory already ends in the separator
+		}
+		b.insert(end, suffix)
+	}
+	if err := b.check(); err != nil {
+		return "", err
+	}
+	target := b.String()
+	if !t.keepsOrigin(target) {
+		return "", errLeavesOrigin
+	}
+	if _, err := url.Parse(target); err != nil {
+		return "", errNotURL
+	}
+	return target, nil
+}
+
+// errLeavesOrigin refuses an expansion that would change a URL's scheme or
+// host, or make a local path name another host.
+var errLeavesOrigin = errors.New("the target built from the request would leave the template's scheme and host")
+
+// errNotURL refuses an expansion that is not a URL, such as one holding a
+// "%" that starts no percent-encoding.
+var errNotURL = errors.New("the target built from the request is not a valid URL")
 
 func (t Template) compile() (template, error) {
 	naan, shoulder, err := parsePrefix(t.Prefix)
@@ -47,6 +117,7 @@ func (t Template) compile() (template, error) {
 	}
 	c := template{naan: naan, shoulder: shoulder, target: withRootPath(t.Target), origin: "/",
 		local: strings.HasPrefix(t.Target, "/"), suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
+	c.pieces = splitPlaceholders(c.target)
 	if !c.local {
 		scheme, rest, _ := strings.Cut(c.target, "://")
 		host := rest[:max(strings.IndexAny(rest, "/?#"), 0)]

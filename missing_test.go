@@ -1,0 +1,56 @@
+package ark
+
+import (
+	"net/http"
+	"testing"
+)
+
+// An identifier that resolves in place to a file that does not exist is
+// counted and logged as what it is, a missing target naming the identifier
+// and the target, not as served in place (issue 10, item 4); with no
+// handler after ark to serve it, the answer is a 500, logged as such, not
+// an empty 200.
+func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
+	s := startOpsSite(t, `
+	root * `+testRoot(t)+`
+	handle /ark:12345/n* {
+		ark {
+			map ark:12345/n1 /nowhere/
+		}
+	}
+	handle {
+		ark {
+			map ark:12345/d1 /dir/
+			shoulder ark:12345/t3 /objects/{http.ark.blade}.html
+		}
+		file_server
+	}`)
+	missing := counterValue(t, arkMetrics.byOutcome[outcomeMissing])
+	inPlace := counterValue(t, arkMetrics.byOutcome[outcomeInPlace])
+	for p, status := range map[string]int{
+		"/ark:12345/d1/nope.html":   http.StatusNotFound,
+		"/ark:12345/t3gone":         http.StatusNotFound,
+		"/ark:12345/n1/":            http.StatusInternalServerError,
+		"/ark:12345/d1/sub/s4.html": http.StatusOK,
+	} {
+		if got := s.get(p); got.status != status {
+			t.Errorf("%s: got %d, want %d", p, got.status, status)
+		}
+	}
+	if got := counterValue(t, arkMetrics.byOutcome[outcomeMissing]) - missing; got != 3 {
+		t.Errorf("missing_target counted %v times, want 3", got)
+	}
+	if got := counterValue(t, arkMetrics.byOutcome[outcomeInPlace]) - inPlace; got != 1 {
+		t.Errorf("in_place counted %v times, want 1", got)
+	}
+	warned := map[string]string{}
+	for _, e := range logEntries(t, s.log, "identifier resolved to a missing target") {
+		warned[e["id"].(string)] = e["target"].(string)
+	}
+	if warned["ark:12345/d1/nope.html"] != "/dir/nope.html" || warned["ark:12345/t3gone"] != "/objects/gone.html" {
+		t.Errorf("missing targets logged as %v", warned)
+	}
+	if len(logEntries(t, s.log, "no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark")) != 1 {
+		t.Errorf("the in-place target with nothing to serve it was not logged")
+	}
+}

@@ -1,0 +1,45 @@
+package ark
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+)
+
+// A changed table file is applied by a plain `caddy reload` of the same
+// Caddyfile, which Caddy skips when the adapted config is unchanged: the
+// adapter's table_stamp makes it change (issue 10, item 1).
+func TestPlainReloadAppliesChangedTable(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "arks.json")
+	write := func(body string, mtime time.Time) {
+		if err := os.WriteFile(table, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(table, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"entries": [{"id": "ark:12345/a1", "target": "https://repo.example.org/a1"}]}`, time.Unix(1700000000, 0))
+	body := "ark {\n\t\ttable " + table + "\n\t}"
+	s := startSite(t, body)
+	if got := s.get("/ark:12345/b2"); got.status != http.StatusNotFound {
+		t.Fatalf("before: got %d, want 404", got.status)
+	}
+	write(`{"entries": [{"id": "ark:12345/a1", "target": "https://repo.example.org/a1"}, {"id": "ark:12345/b2", "target": "https://repo.example.org/b2"}]}`, time.Unix(1700000100, 0))
+	// What `caddy reload` does: adapt the same Caddyfile, load it unforced.
+	cfg, err := adaptCaddyfile(s.caddyfile(body), filepath.Join(dir, "Caddyfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Load(cfg, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.get("/ark:12345/b2"); got.status != http.StatusFound || got.location != "https://repo.example.org/b2" {
+		t.Errorf("after caddy reload: got %d %q, want the new entry", got.status, got.location)
+	}
+}

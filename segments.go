@@ -1,0 +1,138 @@
+package ark
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+)
+
+// A target built for a request joins what the operator wrote (an entry's
+// target, a template's text) with what the request brought (a qualifier, a
+// placeholder's value). The rule for every answer, served in place or
+// redirected: a path segment that request data creates or extends never
+// decodes to something starting with ".", so that no request reaches a
+// hidden file (".env", ".git/") or climbs with "..", and never holds a
+// backslash or control character (NUL included). Decoding is repeated until nothing
+// changes, so that "%252e" counts as a dot too: a file server decodes once,
+// but an upstream behind reverse_proxy may decode again.
+
+// errDotSegment and errControlByte are the reasons a built target is refused.
+var (
+	errDotSegment  = errors.New(`a path segment taken from the request would start with "." (a hidden file, "." or ".."), or hold a backslash or control character, once decoded`)
+	errControlByte = errors.New("the target would hold a control character taken from the request")
+)
+
+// maxDecodings bounds how often a segment is decoded while looking for a
+// dot: "%25" nested deeper than this is refused as if it were one.
+const maxDecodings = 4
+
+// builtTarget is a target under construction: its bytes, and which of them
+// came from the request.
+type builtTarget struct {
+	b       []byte
+	request []bool // request[i] reports whether b[i] came from the request
+	empty   []int  // where request data added nothing: its segment still depends on it
+}
+
+// add appends s, taken from the request or written by the operator.
+func (t *builtTarget) add(s string, fromRequest bool) {
+	if fromRequest && s == "" {
+		t.empty = append(t.empty, len(t.b))
+	}
+	t.b = append(t.b, s...)
+	for range len(s) {
+		t.request = append(t.request, fromRequest)
+	}
+}
+
+// insert puts s, taken from the request, at byte i.
+func (t *builtTarget) insert(i int, s string) {
+	t.b = append(t.b[:i:i], append([]byte(s), t.b[i:]...)...)
+	t.request = append(t.request[:i:i], append(make([]bool, len(s)), t.request[i:]...)...)
+	for j := range len(s) {
+		t.request[i+j] = true
+	}
+}
+
+// pathEnd returns where the path of the target ends: at its query or
+// fragment, or at its end.
+func (t *builtTarget) pathEnd() int {
+	for i, c := range t.b {
+		if c == '?' || c == '#' {
+			return i
+		}
+	}
+	return len(t.b)
+}
+
+// check applies the rule above to the target's path, after the scheme and
+// host of a URL.
+func (t *builtTarget) check() error {
+	for i, c := range t.b {
+		if t.request[i] && (c < ' ' || c == 0x7f) {
+			return errControlByte
+		}
+	}
+	end := t.pathEnd()
+	start := 0
+	if i := strings.Index(string(t.b[:end]), "://"); i >= 0 {
+		start = end
+		if j := strings.IndexByte(string(t.b[i+3:end]), '/'); j >= 0 {
+			start = i + 3 + j
+		}
+	}
+	segment, touched, empty := start, false, t.empty
+	for i := start; i <= end; i++ {
+		for len(empty) > 0 && empty[0] <= i {
+			touched, empty = touched || empty[0] >= segment, empty[1:]
+		}
+		if i == end || t.b[i] == '/' {
+			if touched && dottedSegment(string(t.b[segment:i])) {
+				return errDotSegment
+			}
+			segment, touched = i+1, false
+			continue
+		}
+		touched = touched || t.request[i]
+	}
+	return nil
+}
+
+// String returns the target, with each byte from the request that may not
+// stand in a URL (space, non-ASCII, quotes) percent-encoded.
+func (t *builtTarget) String() string {
+	var b strings.Builder
+	b.Grow(len(t.b))
+	for i, c := range t.b {
+		if t.request[i] && unsafeInQuery(rune(c)) {
+			const hex = "0123456789ABCDEF"
+			b.Write([]byte{'%', hex[c>>4], hex[c&0xf]})
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// dottedSegment reports whether the escaped segment, decoded once or more,
+// holds a part that starts with "." ("/" separating parts once decoded), a
+// backslash or a control character. A segment still encoded after maxDecodings counts as
+// dotted.
+func dottedSegment(segment string) bool {
+	for range maxDecodings {
+		if strings.ContainsFunc(segment, func(c rune) bool { return c < ' ' || c == 0x7f || c == '\\' }) {
+			return true
+		}
+		for part := range strings.SplitSeq(segment, "/") {
+			if strings.HasPrefix(part, ".") {
+				return true
+			}
+		}
+		decoded, err := url.PathUnescape(segment)
+		if err != nil || decoded == segment {
+			return false
+		}
+		segment = decoded
+	}
+	return true
+}
