@@ -124,10 +124,7 @@ func (b *pgBackend) Apply(ctx context.Context, w Write) (*Binding, error) {
 	}
 	defer cancel()
 	for {
-		var (
-			nb    Binding
-			retry bool
-		)
+		var nb Binding
 		err := pgx.BeginFunc(octx, b.pool, func(tx pgx.Tx) error {
 			old, err := scanBinding(tx.QueryRow(octx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key = $1 FOR UPDATE"), w.Binding.Key))
 			switch {
@@ -152,12 +149,11 @@ func (b *pgBackend) Apply(ctx context.Context, w Write) (*Binding, error) {
 				return err
 			}
 			if tag.RowsAffected() == 0 {
-				retry = true // created by another transaction since the SELECT
-				return errRetry
+				return errRetry // created by another transaction since the SELECT
 			}
 			return b.record(octx, tx, nb.Updated, nb.By, []string{nb.Key}, [][]byte{pgJSON(old)}, [][]byte{pgJSON(&nb)})
 		})
-		if retry {
+		if errors.Is(err, errRetry) {
 			continue
 		}
 		if err := b.result(octx, err); err != nil {
