@@ -278,3 +278,43 @@ func TestPostgresImportConflicts(t *testing.T) {
 		t.Errorf("history of an imported binding: %+v, %v", history, err)
 	}
 }
+
+// TestPostgresConcurrentCreate: nodes creating one key at once (each its
+// own connections): one wins, the others find it taken, and updates that
+// race each count one version.
+func TestPostgresConcurrentCreate(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	nodes := []*pgBackend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
+	ctx := context.Background()
+	var created, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			_, err := nodes[i%len(nodes)].Apply(ctx, Write{Binding: Binding{Key: "ark:12345/race", Target: fmt.Sprint("/", i), Status: 302}, Create: true, By: "test"})
+			switch {
+			case err == nil:
+				created.Add(1)
+			case errors.Is(err, ErrPrecondition):
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if created.Load() != 1 || refused.Load() != 15 {
+		t.Fatalf("16 creates of one key: %d created, %d refused; want 1 and 15", created.Load(), refused.Load())
+	}
+	for i := range 16 {
+		wg.Go(func() {
+			if _, err := nodes[i%len(nodes)].Apply(ctx, Write{Binding: Binding{Key: "ark:12345/race", Target: "/u", Status: 302}, By: "test"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	b, history, err := nodes[0].Get(ctx, "ark:12345/race")
+	if err != nil || b.Version != 17 || len(history) != 17 {
+		t.Errorf("after 1 create and 16 updates: version %d, %d history records, %v; want 17 and 17", b.Version, len(history), err)
+	}
+}
