@@ -4,174 +4,111 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/caddyserver/caddy/v2"
 )
 
-// The store benchmarks run the same operations on each backend: the
-// embedded bbolt file (in a temp dir) and PostgreSQL (a throwaway
-// cluster on loopback, started by the benchmark). Results are in
-// BENCHMARKS.md.
-//
-//	go test -run '^$' -bench 'BenchmarkStore(Lookup|Bind|Mint)' -benchtime 2000x .
-//	go test -run '^$' -bench 'BenchmarkStoreImport' -benchtime 1x .
-//	ARK_BENCH_IMPORT_ROWS=10000000 go test -run '^$' -bench 'BenchmarkStoreImport/postgres' -benchtime 1x -timeout 1h .
-
-// benchStores calls fn once per backend, with a function that opens a
-// new, empty store of that backend.
-func benchStores(b *testing.B, fn func(b *testing.B, open func() Store)) {
-	b.Run("bolt", func(b *testing.B) {
-		fn(b, func() Store {
-			s := &BoltStore{Path: filepath.Join(b.TempDir(), "store.db")}
-			if err := s.Provision(caddy.Context{}); err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = s.Cleanup() })
-			return s
-		})
-	})
-	b.Run("postgres", func(b *testing.B) {
-		c := sharedPostgres(b)
-		fn(b, func() Store { return openPG(b, &PostgresStore{DSN: c.createDB(b)}) })
-	})
-}
-
-// benchKey is the i-th of a sequence of distinct ARKs shaped like minted
-// ones, made without remembering the others.
-func benchKey(i int) string {
-	blade := []byte("00000000")
-	for p := len(blade) - 1; p >= 0 && i > 0; p-- {
-		blade[p] = betanumeric[i%len(betanumeric)]
-		i /= len(betanumeric)
-	}
-	return "ark:12345/x5" + string(blade)
-}
-
-// benchBindings feeds Import n redirect bindings.
-func benchBindings(n int) func() (*Binding, error) {
+// benchStoreHandler provisions a handler over a bolt store holding a
+// binding for each of keys, with the cache of cacheSize (-1: none).
+func benchStoreHandler(b *testing.B, keys []string, cacheSize int, ms ...Minter) *Handler {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "store.db")
+	h := provisioned(b, &Handler{NAANs: []string{"12345"}, Foreign: "404", CacheSize: cacheSize, Minters: ms,
+		StoreRaw: []byte(`{"backend":"bolt","path":"` + path + `"}`)})
 	i := 0
-	return func() (*Binding, error) {
-		if i == n {
+	_, err := h.Store().Import(context.Background(), func() (*Binding, error) {
+		if i == len(keys) {
 			return nil, io.EOF
 		}
-		k := benchKey(i)
 		i++
-		return &Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
+		return &Binding{Key: keys[i-1], Target: "https://example.org/" + keys[i-1], Status: 302, Passthrough: true}, nil
+	}, "bench")
+	if err != nil {
+		b.Fatal(err)
 	}
+	return h
 }
 
-// BenchmarkStoreImport imports ARK_BENCH_IMPORT_ROWS bindings (default
-// 100000) into an empty store per iteration.
-func BenchmarkStoreImport(b *testing.B) {
-	rows := 100000
-	if v := os.Getenv("ARK_BENCH_IMPORT_ROWS"); v != "" {
-		var err error
-		if rows, err = strconv.Atoi(v); err != nil {
-			b.Fatal(err)
-		}
-	}
-	benchStores(b, func(b *testing.B, open func() Store) {
-		var total time.Duration
-		for b.Loop() {
-			b.StopTimer()
-			s := open()
-			b.StartTimer()
-			start := time.Now()
-			n, err := s.Import(context.Background(), benchBindings(rows), "bench")
-			total += time.Since(start)
-			if err != nil || n != rows {
-				b.Fatalf("import: %d, %v", n, err)
-			}
-		}
-		b.ReportMetric(float64(rows)*float64(b.N)/total.Seconds(), "rows/s")
-	})
-}
-
-// BenchmarkStoreLookup measures uncached resolutions as the resolver
-// asks for them: an identifier and its two ancestors in one Lookup, in a
-// store of 100000 bindings, one at a time; it reports p50 and p99.
-func BenchmarkStoreLookup(b *testing.B) {
-	const size = 100000
-	benchStores(b, func(b *testing.B, open func() Store) {
-		s := open()
-		ctx := context.Background()
-		if _, err := s.Import(ctx, benchBindings(size), "bench"); err != nil {
-			b.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		var lat []time.Duration
-		for b.Loop() {
-			k := benchKey(rng.IntN(size))
-			start := time.Now()
-			got, err := s.Lookup(ctx, []string{k + "/c1/s2", k + "/c1", k})
-			lat = append(lat, time.Since(start))
-			if err != nil || got[2] == nil {
-				b.Fatalf("lookup %s: %v, %v", k, got, err)
-			}
-		}
-		reportLatency(b, lat)
-	})
-}
-
-// reportLatency reports the median and 99th percentile of lat.
-func reportLatency(b *testing.B, lat []time.Duration) {
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-}
-
-// BenchmarkStoreBind measures create-or-update writes, 8 writers at once
-// per CPU, each a durable transaction with its history record.
-func BenchmarkStoreBind(b *testing.B) {
-	benchStores(b, func(b *testing.B, open func() Store) {
-		s := open()
-		var next atomic.Int64
-		b.SetParallelism(8)
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				k := benchKey(int(next.Add(1)) % 10000)
-				if _, err := s.Apply(context.Background(), Write{Binding: Binding{Key: k, Target: "https://repo.example.org/b", Status: 302}, By: "bench"}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
-}
-
-// BenchmarkStoreMint measures what a sequential minter asks of a store
-// per name, 8 minters at once per CPU: the next number of the counter,
-// then the name reserved.
-func BenchmarkStoreMint(b *testing.B) {
-	benchStores(b, func(b *testing.B, open func() Store) {
-		s := open()
-		b.SetParallelism(8)
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			ctx := context.Background()
-			for pb.Next() {
-				n, err := s.Count(ctx, "x5", 1)
-				if err == nil {
-					var ok []bool
-					ok, err = s.Reserve(ctx, []Binding{{Key: benchKey(int(n))}}, "bench")
-					if err == nil && !ok[0] {
-						err = fmt.Errorf("name %d minted twice", n)
+// BenchmarkStoreResolve measures resolution of identifiers bound in a
+// bolt store of 100k bindings (no table): a hot set of 1000 through the
+// store cache, and with no cache (every request a bbolt read).
+func BenchmarkStoreResolve(b *testing.B) {
+	keys := syntheticKeys(100_000)
+	for _, cache := range []struct {
+		name string
+		size int
+	}{{"cached", 0}, {"uncached", -1}} {
+		h := benchStoreHandler(b, keys, cache.size)
+		rs := h.resolver.Load()
+		for _, kind := range []string{"exact", "inherited"} {
+			b.Run(cache.name+"/"+kind, func(b *testing.B) {
+				in := make([]string, 1000)
+				for i := range in {
+					in[i] = keys[i*97%len(keys)]
+					if kind == "inherited" {
+						in[i] += "/c2/s4.pdf"
 					}
 				}
-				if err != nil {
-					b.Error(err)
-					return
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if res := rs.resolve(context.Background(), in[i%len(in)]); res.status != 302 {
+						b.Fatalf("%s: %d %s", in[i%len(in)], res.status, res.reason)
+					}
+					i++
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStoreBind measures Apply on the bolt store, one at a time (each
+// one fsync'ed before it returns: the latency an API client sees), and
+// from 16 goroutines at once (concurrent writes share a transaction).
+func BenchmarkStoreBind(b *testing.B) {
+	h := benchStoreHandler(b, nil, 0)
+	ctx := context.Background()
+	b.Run("serial", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			k := fmt.Sprintf("ark:12345/bind%d", i)
+			if _, err := h.Store().Apply(ctx, Write{Binding: Binding{Key: k, Target: "https://example.org/x", Status: 302}, By: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("parallel16", func(b *testing.B) {
+		b.SetParallelism(16)
+		var n atomic.Uint64
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				k := fmt.Sprintf("ark:12345/par%d", n.Add(1))
+				if _, err := h.Store().Apply(ctx, Write{Binding: Binding{Key: k, Target: "https://example.org/x", Status: 302}, By: "bench"}); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
 	})
+}
+
+// BenchmarkMint measures Handler.Mint on the bolt store: one name a call
+// and 1000 names a call, sequential (.zeeeeeek) and random (.reeddeedk).
+func BenchmarkMint(b *testing.B) {
+	h := benchStoreHandler(b, nil, 0,
+		Minter{Shoulder: "ark:12345/s", Template: ".zeeeeeek"}, Minter{Shoulder: "ark:12345/x5", Template: ".reeddeedk"})
+	ctx := context.Background()
+	for _, shoulder := range []string{"ark:12345/s", "ark:12345/x5"} {
+		for _, n := range []int{1, 1000} {
+			b.Run(fmt.Sprintf("%s/%d", map[string]string{"ark:12345/s": "sequential", "ark:12345/x5": "random"}[shoulder], n), func(b *testing.B) {
+				for b.Loop() {
+					if keys, err := h.Mint(ctx, shoulder, n, "bench", nil); err != nil || len(keys) != n {
+						b.Fatal(len(keys), err)
+					}
+				}
+				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "names/s")
+			})
+		}
+	}
 }
