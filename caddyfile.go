@@ -37,6 +37,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		shoulder <ark:naan/shoulder | ark:naan> <target> [<status>]
 //		foreign <url> | 404
 //		base_url <url>
+//		organization <name>
 //		max_length <code points>
 //		cache_size <entries> | off
 //		policy <ark:naan/shoulder | ark:naan> <statement>
@@ -74,6 +75,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalForeign(d)
 		case "base_url":
 			err = h.unmarshalBaseURL(d)
+		case "organization":
+			err = unmarshalOne(d, &h.Organization)
 		case "max_length":
 			err = unmarshalInt(d, "max_length", &h.MaxLength, maxMaxLength, "")
 		case "cache_size":

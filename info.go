@@ -52,6 +52,7 @@ type infoRecord struct {
 	host     string // the name mapping authority, for erc-support
 	policyAt string // the URL of the policy's own ?info, or ""
 	targetAt string // the URL of Target, or ""
+	parentAt string // the URL of the ancestor an inherited record resolves through, or ""
 }
 
 // element is one labelled value of a record, with a URL when the value
@@ -86,7 +87,10 @@ func newRecord(at self, core string, res *resolution, target string, pol *policy
 	rec.finish(at, pol)
 	rec.targetAt = httpURL(target)
 	if strings.HasPrefix(target, "/") {
-		rec.targetAt = at.base + target
+		rec.targetAt = rec.URL // served in place: the identifier's own URL, not the internal path
+	}
+	if res.how == "inherited" {
+		rec.parentAt = at.identifierURL(res.via)
 	}
 	return rec
 }
@@ -101,7 +105,7 @@ func newPolicyRecord(at self, core string, pol *policyInfo) *infoRecord {
 // finish sets what every record says about this site and its policy.
 func (rec *infoRecord) finish(at self, pol *policyInfo) {
 	rec.Resolver = at.base + "/"
-	rec.host = at.host
+	rec.host = at.who
 	if pol != nil {
 		rec.Policy, rec.policyAt = pol, at.infoURL(pol.Prefix)
 	}
@@ -172,13 +176,32 @@ func (rec *infoRecord) Details() []element {
 func (rec *infoRecord) Withdrawn() bool { return rec.Status == http.StatusGone }
 
 // Title is a heading for the record: the referent's "what", else the
-// normalized identifier.
+// normalized identifier. An inherited record's "what" is its parent's:
+// it is titled with its own identifier and shown as part of the parent
+// (PartOf).
 func (rec *infoRecord) Title() string {
-	if what := rec.Meta["what"]; what != "" {
+	if what := rec.Meta["what"]; what != "" && rec.Resolution != "inherited" {
 		return what
 	}
 	return rec.Normalized
 }
+
+// PartOf is, for an inherited record, the ancestor it resolves through:
+// its "what" (else its identifier), linked to it; the zero element for
+// other records.
+func (rec *infoRecord) PartOf() element {
+	if rec.Resolution != "inherited" {
+		return element{}
+	}
+	name := rec.Meta["what"]
+	if name == "" {
+		name = rec.Via
+	}
+	return element{Name: "part of", Value: name, Link: rec.parentAt}
+}
+
+// Who names the organization, or the site, that makes the commitment.
+func (rec *infoRecord) Who() string { return rec.host }
 
 // httpURL returns s when it is an absolute http(s) URL, else "".
 func httpURL(s string) string {

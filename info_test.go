@@ -130,7 +130,8 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 				"policy-prefix: ark:12345", "curator: J. Doe"},
 			html: []string{"<h1>The moth collection</h1>", "Example Museum", "<code>ark:/12345/b2-c4d6</code>",
 				`<a href="` + s.base + `/ark:12345/b2c4d6">`, "Stable content", "J. Doe",
-				`<a href="` + s.base + `/dir">/dir</a>`},
+				// In place: the target links the identifier, not the internal path.
+				`<a href="` + s.base + `/ark:12345/b2c4d6">/dir</a>`},
 		},
 		{
 			name: "inherited",
@@ -140,7 +141,9 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 				Resolution: "inherited", Via: "ark:12345/b2c4d6", Suffix: "/sub/s4.html"},
 			anvl: []string{"who: Example Museum", "resolution: inherited", "via: ark:12345/b2c4d6", "suffix: /sub/s4.html",
 				"target: /dir/sub/s4.html"},
-			html: []string{"<h1>The moth collection</h1>", "inherited", "/sub/s4.html"},
+			// Titled as itself, shown as part of its parent.
+			html: []string{"<h1>ark:12345/b2c4d6/sub/s4.html</h1>", "inherited", "/sub/s4.html",
+				`<p>Part of <a href="` + s.base + `/ark:12345/b2c4d6">The moth collection</a>.</p>`},
 		},
 		{
 			name: "template",

@@ -13,9 +13,10 @@ type self struct {
 	// base_url, or the scheme, host and service prefix; the prefix alone,
 	// making links path-absolute references, when the host is not known.
 	base string
-	// host names the site in ?info's commitment: base_url's host, or the
-	// request's host when it is known; "" otherwise.
-	host string
+	// who names the site in ?info's commitment: the organization when
+	// configured, else base_url's host, or the request's host when it is
+	// known; "" otherwise.
+	who string
 }
 
 // self returns where links to this site point for r: base_url when the
@@ -24,17 +25,27 @@ type self struct {
 // could carry any Host, which would then be reflected into links and
 // cached by shared caches); else path-absolute references.
 func (h *Handler) self(r *http.Request) self {
-	if h.base.base != "" {
-		return h.base
+	at := h.base
+	if at.base == "" {
+		at = requestSelf(r, h.siteHosts.match)
 	}
+	if h.Organization != "" {
+		at.who = h.Organization
+	}
+	return at
+}
+
+// requestSelf returns where links point for r without base_url: its
+// scheme and host when known says the site is configured for that host.
+func requestSelf(r *http.Request, known func(*http.Request) bool) self {
 	prefix := servicePrefix(r)
-	if strings.ContainsFunc(r.Host, notHostChar) || !h.siteHosts.match(r) {
+	if strings.ContainsFunc(r.Host, notHostChar) || !known(r) {
 		return self{base: prefix}
 	}
 	if r.TLS != nil {
-		return self{base: "https://" + r.Host + prefix, host: r.Host}
+		return self{base: "https://" + r.Host + prefix, who: r.Host}
 	}
-	return self{base: "http://" + r.Host + prefix, host: r.Host}
+	return self{base: "http://" + r.Host + prefix, who: r.Host}
 }
 
 // servicePrefix returns the path prefix that routing stripped before the

@@ -90,21 +90,6 @@ type Handler struct {
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
-	// The management API, which mints, binds and withdraws identifiers in
-	// the store over HTTP under a path of the site. Off when absent.
-	API *API `json:"api,omitempty"`
-
-	// The store read after the table files, holding the identifiers
-	// minted, bound and withdrawn through the API: a module in the
-	// ark.stores namespace named by "backend", such as {"backend": "bolt",
-	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
-	// unless minters or the API are configured: they get the bolt store in
-	// Caddy's data directory.
-	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
-
-	// Minters for shoulders: the names they mint are kept in the store.
-	Minters []Minter `json:"minters,omitempty"`
-
 	// The name of the organization that assigns this site's identifiers,
 	// such as "Example Museum": ?info's commitment names it as "who" (else
 	// the site's host), and the HTML pages link it to the site's home page.
@@ -125,6 +110,21 @@ type Handler struct {
 	// path-absolute links ("/ark:12345/x5wf6789?info"), so that a forged
 	// Host header on a catch-all site never reaches a link.
 	BaseURL string `json:"base_url,omitempty"`
+
+	// The management API, which mints, binds and withdraws identifiers in
+	// the store over HTTP under a path of the site. Off when absent.
+	API *API `json:"api,omitempty"`
+
+	// The store read after the table files, holding the identifiers
+	// minted, bound and withdrawn through the API: a module in the
+	// ark.stores namespace named by "backend", such as {"backend": "bolt",
+	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
+	// unless minters or the API are configured: they get the bolt store in
+	// Caddy's data directory.
+	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
+
+	// Minters for shoulders: the names they mint are kept in the store.
+	Minters []Minter `json:"minters,omitempty"`
 
 	resolver  atomic.Pointer[resolver]
 	base      self // from BaseURL
@@ -169,10 +169,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if h.minters, err = compileMinters(h.Minters); err != nil {
 		return err
-	}
-	for _, m := range h.minters { // every label from the start, at 0
-		arkMetrics.minted.WithLabelValues(m.shoulder)
-		arkMetrics.mintsFull.WithLabelValues(m.shoulder)
 	}
 	if err := h.openStore(ctx); err != nil {
 		return err
@@ -300,7 +296,7 @@ func parseBaseURL(raw string) (self, error) {
 		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsFunc(u.Host, notHostChar) {
 		return self{}, fmt.Errorf("base_url %q: must be an absolute http(s) URL such as https://example.org, without query or fragment", raw)
 	}
-	return self{base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), host: u.Host}, nil
+	return self{base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), who: u.Host}, nil
 }
 
 // checkForeign checks a foreign setting: "" for the default, an absolute

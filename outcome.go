@@ -14,13 +14,13 @@ const (
 	outcomeTooLong                    // 414: over max_length
 	outcomeForeign                    // 302 to the global resolver
 	outcomeMetadata                   // the identifier's metadata (?info)
-	outcomeUnavailable                // 503: the store could not be read
 	outcomeMissing                    // resolved in place, but nothing was there (404, or no handler answered)
+	outcomeUnavailable                // 503: the store could not be read
 
 	numOutcomes = iota // how many outcomes there are
 )
 
-var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata", "unavailable", "missing_target"}
+var outcomeNames = [numOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata", "missing_target", "unavailable"}
 
 func (o outcome) String() string { return outcomeNames[o] }
 

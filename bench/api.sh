@@ -104,6 +104,7 @@ load() { timeout 600 "${PIN_CLIENT[@]}" "$OUT/apiload" -api "$API" "$@"; }
 	load -mode bind -n "$BINDS"
 	load -mode mint -n "$MINTS" -c "$MINT_CLIENTS"
 	load -mode mint -n "$((MINTS / 10))" -c 1
+	load -mode mint -n "$((MINTS * 20))" -per 1000 -c 4
 } | tee "$WORK/api.txt"
 
 # wrk: the store-bound ids (normal form, so that respond gets the same

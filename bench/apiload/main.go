@@ -5,8 +5,8 @@
 //	fill: binds -n identifiers ark:12345/b<i> in one streamed bulk request
 //	      and writes them to -keys, for bench/wrk/arks.lua
 //	bind: -n sequential PUTs of new identifiers; latency percentiles
-//	mint: -n mints of one name each from -c concurrent clients; mints/s,
-//	      and a check that no name was handed out twice
+//	mint: -n names minted -per a request from -c concurrent clients;
+//	      names/s, and a check that no name was handed out twice
 //
 // The key is read from $ARK_API_KEY.
 //
@@ -33,6 +33,7 @@ func main() {
 	mode := flag.String("mode", "", "fill, bind or mint")
 	n := flag.Int("n", 1000, "how many identifiers")
 	conc := flag.Int("c", 16, "concurrent clients (mint)")
+	per := flag.Int("per", 1, "names per mint request (mint, at most 1000)")
 	shoulder := flag.String("shoulder", "ark:12345/m1", "the shoulder to mint under")
 	keys := flag.String("keys", "", "where fill writes the bound identifiers")
 	prefix := flag.String("prefix", "ark:12345/p", "what bind puts before its counter")
@@ -45,7 +46,7 @@ func main() {
 	case "bind":
 		err = c.bind(*n, *prefix)
 	case "mint":
-		err = c.mint(*n, *conc, *shoulder)
+		err = c.mint(*n, *conc, *per, *shoulder)
 	default:
 		err = errors.New("-mode: fill, bind or mint")
 	}
@@ -134,12 +135,12 @@ func (c *client) bind(n int, prefix string) error {
 	return nil
 }
 
-func (c *client) mint(n, conc int, shoulder string) error {
+func (c *client) mint(n, conc, per int, shoulder string) error {
 	var mu sync.Mutex
 	seen := make(map[string]bool, n)
 	var firstErr error
-	work := make(chan struct{}, n)
-	for range n {
+	work := make(chan struct{}, n/per)
+	for range n / per {
 		work <- struct{}{}
 	}
 	close(work)
@@ -148,7 +149,7 @@ func (c *client) mint(n, conc int, shoulder string) error {
 	for range conc {
 		wg.Go(func() {
 			for range work {
-				data, err := c.do("POST", "/mint/"+shoulder, nil)
+				data, err := c.do("POST", fmt.Sprintf("/mint/%s?n=%d", shoulder, per), nil)
 				var res struct{ IDs []string }
 				if err == nil {
 					err = json.Unmarshal(data, &res)
@@ -172,6 +173,6 @@ func (c *client) mint(n, conc int, shoulder string) error {
 		return firstErr
 	}
 	elapsed := time.Since(start)
-	fmt.Printf("APILOAD mode=mint n=%d c=%d distinct=%d seconds=%.2f mints_per_s=%.0f\n", n, conc, len(seen), elapsed.Seconds(), float64(len(seen))/elapsed.Seconds())
+	fmt.Printf("APILOAD mode=mint n=%d per=%d c=%d distinct=%d seconds=%.2f names_per_s=%.0f\n", n, per, conc, len(seen), elapsed.Seconds(), float64(len(seen))/elapsed.Seconds())
 	return nil
 }
