@@ -27,6 +27,8 @@ draft-ark-uri-scheme:
 
 	caddy ark normalize [<id>...]   print normal forms
 	caddy ark check <table.json>... validate table files
+	caddy ark import <file>         make a table file from CSV, TSV,
+	                                a RewriteMap or nginx map blocks
 	caddy ark resolve <ark>         follow an ARK through a resolver
 	caddy ark mint <shoulder>       mint identifiers through the API
 	caddy ark bind <id> <target>    bind an identifier through the API
@@ -38,7 +40,7 @@ draft-ark-uri-scheme:
 			// Unknown subcommands are errors rather than a silent help page.
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-			cmd.AddCommand(normalizeCommand(), checkCommand(), resolveCommand(),
+			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), resolveCommand(),
 				mintCommand(), bindCommand(), withdrawCommand(), exportCommand(), hashKeyCommand())
 		},
 	})
@@ -52,7 +54,8 @@ func normalizeCommand() *cobra.Command {
 		Long: `
 Prints the normal form of each identifier (ARK or URN), one per line. With no
 argument, reads identifiers from standard input, one per line, skipping blank
-lines. An identifier that does not parse is reported on standard error as
+lines. A resolver's URL of an identifier (https://n2t.net/ark:/12345/x) stands
+for the identifier: the resolver prefix is not part of it. An identifier that does not parse is reported on standard error as
 "<input>: <error>", with the byte offset of the problem, and the others are
 still processed. The exit status is 1 if any identifier failed, else 0.
 `,
@@ -88,6 +91,51 @@ that holds your tables.
 			return checkTables(args, cmd.OutOrStdout())
 		},
 	}
+}
+
+// importCommand builds `caddy ark import`.
+func importCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "import [--format csv|tsv|rewritemap|nginx|auto] [-o <table.json>] <file>",
+		Short: "Makes a table file from an existing list of identifiers",
+		Long: `
+Reads a list of identifiers and their targets and writes it as a table file
+({"entries": [...]}), streaming, with the identifiers in normal form. The
+formats:
+
+	csv, tsv     id,target[,status] rows; a header row naming the columns
+	             is optional (id/_id, target/_target, status, EZID's
+	             _status and _created, who/what/when/where and erc.*)
+	rewritemap   an Apache RewriteMap text file: "key value" lines
+	nginx        the map blocks of an nginx configuration:
+	             map $var $out { key value; ... }
+	auto         by the file's extension (.csv .tsv .txt .map .conf), else
+	             by its first line (the default)
+
+An id may be a resolver's URL of the identifier (https://n2t.net/ark:/12345/x)
+or a path (/ark:/12345/x): the part before "ark:" or "urn:" is left out. A
+UTF-8 byte order mark and CRLF line ends are accepted. Every entry is checked
+as the ark handler checks a table; every bad line, and every identifier
+assigned twice with different targets, is reported on standard error as
+"<file>:<line>: <reason>", and then no table is written and the exit status
+is 1. A line repeating an earlier assignment is left out. With -o the table
+appears only once it is complete; on standard output a failed import does not
+end the table, so it cannot be loaded by mistake. <file> "-" is standard
+input.
+`,
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx or auto")
+	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, _ := cmd.Flags().GetString("format")
+		output, _ := cmd.Flags().GetString("output")
+		if _, ok := importFormats[format]; !ok && format != "auto" {
+			return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx or auto, not %q", format)
+		}
+		return importFile(args[0], format, output, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+	}
+	return cmd
 }
 
 // resolveCommand builds `caddy ark resolve`.

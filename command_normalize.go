@@ -16,15 +16,22 @@ import (
 const maxLineBytes = 1 << 20
 
 // normalizeAll writes the normal form of each identifier in args to out, one
-// per line. With no args it reads identifiers from in instead, one per line,
+// per line. A resolver's URL of an identifier (an Embedded ARK such as
+// https://n2t.net/ark:/12345/x) stands for the identifier. With no args it reads identifiers from in instead, one per line,
 // ignoring surrounding spaces, tabs and carriage returns, and skipping blank
 // lines. An identifier that does not parse is reported to errOut as
 // "<input>: <error>" and the others are still processed. It returns how many
 // failed; err is set only when reading in fails.
 func normalizeAll(args []string, in io.Reader, out, errOut io.Writer) (failed int, err error) {
 	one := func(s string) {
-		n, err := normalize.Normalize(s)
+		id, prefix := normalize.TrimResolver(s)
+		n, err := normalize.Normalize(id)
 		if err != nil {
+			if e, ok := err.(*normalize.Error); ok && prefix != "" {
+				shifted := *e
+				shifted.Offset += len(prefix)
+				err = &shifted
+			}
 			fmt.Fprintf(errOut, "%s: %v\n", terminalSafe(s), err)
 			failed++
 			return

@@ -54,6 +54,17 @@ func TestNormalizeAll(t *testing.T) {
 			wantFailed: 1,
 		},
 		{
+			name:    "resolver URLs stand for their identifiers",
+			args:    []string{"https://n2t.net/ark:/12345/x-1?info", "http://example.org/resolver/ARK:12345/y", "https://nbn-resolving.org/URN:NBN:de:101-2024"},
+			wantOut: "ark:12345/x1?info\nark:12345/y\nurn:nbn:de:101-2024\n",
+		},
+		{
+			name:       "errors in a resolver URL count bytes from its start",
+			args:       []string{"https://n2t.net/ark:12345"},
+			wantErr:    "https://n2t.net/ark:12345: not an identifier at byte 25: the ARK has no Name after its NAAN (a pseudo-ARK)\n",
+			wantFailed: 1,
+		},
+		{
 			name:  "empty stdin",
 			stdin: "",
 		},

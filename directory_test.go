@@ -22,7 +22,7 @@ func TestDirectoryTargetRedirectsToTrailingSlash(t *testing.T) {
 		"/ark:/12345/z-z9":     "/ark:12345/zz9/",
 		"/ark:12345/zz9?x=1&y": "/ark:12345/zz9/?x=1&y",
 	} {
-		if got := s.get(p); got.status != http.StatusFound || got.location != want {
+		if got := s.get(p); got.status != http.StatusFound || got.location != s.base+want {
 			t.Errorf("%s: got %d %q, want 302 %q", p, got.status, got.location, want)
 		}
 	}

@@ -25,7 +25,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	core, ok := requestCore(r)
 	if !ok {
 		if r.URL.Path == wellKnownPath {
-			return serveWellKnown(w, r)
+			return h.serveWellKnown(w, r)
 		}
 		return next.ServeHTTP(w, r)
 	}
@@ -93,7 +93,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
 		h.observe(r, repl, core, res, res.outcome, target)
-		return redirectToDirectory(w, r, res, query)
+		return redirectToDirectory(w, h.self(r), res, query)
 	}
 	rewrite(r, served)
 	status, err := serveInPlace(w, r, next)
@@ -193,8 +193,8 @@ func rewrite(r *http.Request, served *url.URL) {
 // directory, but requested without a trailing "/", with a temporary
 // redirect to its normal form with one, so that the index page's relative
 // links ("l1.html") resolve under the identifier and not beside it.
-func redirectToDirectory(w http.ResponseWriter, r *http.Request, res *resolution, query string) error {
-	location := servicePrefix(r) + "/" + res.key + "/"
+func redirectToDirectory(w http.ResponseWriter, at self, res *resolution, query string) error {
+	location := at.identifierURL(res.key) + "/"
 	if query != "" {
 		location += "?" + query
 	}
@@ -216,7 +216,7 @@ func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler
 	tw := &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
 	if ok && orig.URL != nil && strings.HasSuffix(orig.URL.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
-		tw.dropSlash = strings.TrimSuffix(orig.URL.Path, "/")
+		tw.dropSlash = redirectLocation(strings.TrimSuffix(orig.URL.Path, "/"))
 	}
 	err := next.ServeHTTP(tw, r)
 	if err == nil && tw.swallowed {
@@ -244,8 +244,9 @@ func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler
 type temporaryRedirects struct {
 	caddyhttp.ResponseWriterWrapper
 
-	// dropSlash is the original path without its repaired trailing "/": a
-	// permanent redirect there is swallowed (see serveInPlace).
+	// dropSlash is the original path without its repaired trailing "/", as
+	// a redirect there spells it in Location: such a permanent redirect is
+	// swallowed (see serveInPlace).
 	dropSlash string
 	swallowed bool
 	status    int // the status written, 0 until one is

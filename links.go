@@ -36,20 +36,22 @@ func (h *Handler) self(r *http.Request) self {
 }
 
 // requestSelf returns where links point for r without base_url: its
-// scheme and host when known says the site is configured for that host.
-func requestSelf(r *http.Request, known func(*http.Request) bool) self {
+// scheme and the host that match finds the site configured for.
+func requestSelf(r *http.Request, match func(*http.Request) (string, bool)) self {
 	prefix := servicePrefix(r)
-	if strings.ContainsFunc(r.Host, notHostChar) || !known(r) {
+	host, known := match(r)
+	if !known || strings.ContainsFunc(host, notHostChar) {
 		return self{base: prefix}
 	}
 	if r.TLS != nil {
-		return self{base: "https://" + r.Host + prefix, who: r.Host}
+		return self{base: "https://" + host + prefix, who: host}
 	}
-	return self{base: "http://" + r.Host + prefix, who: r.Host}
+	return self{base: "http://" + host + prefix, who: host}
 }
 
 // servicePrefix returns the path prefix that routing stripped before the
-// handler saw the request ("/resolver" for handle_path /resolver/*), or "".
+// handler saw the request ("/resolver" for handle_path /resolver/*), or ""
+// (also when it starts with "//").
 func servicePrefix(r *http.Request) string {
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
 	if !ok || orig.URL == nil {
@@ -59,7 +61,13 @@ func servicePrefix(r *http.Request) string {
 	if !strings.HasSuffix(full, here) {
 		return ""
 	}
-	return full[:len(full)-len(here)]
+	prefix := full[:len(full)-len(here)]
+	if strings.HasPrefix(prefix, "//") {
+		// A rewrite took away a part the client chose; "//host" would make
+		// every path-absolute link and redirect name that host.
+		return ""
+	}
+	return prefix
 }
 
 // notHostChar reports whether c may not appear in a URL's host and port.

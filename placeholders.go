@@ -5,6 +5,10 @@ import "strings"
 // placeholderPrefix starts every placeholder this handler provides.
 const placeholderPrefix = "http.ark."
 
+// templatePlaceholders are the {http.ark.*} names a template's target may
+// use: all but target and outcome, which the expansion itself decides.
+var templatePlaceholders = []string{"id", "naan", "name", "shoulder", "blade", "suffix", "via"}
+
 // arkVars provides the {http.ark.*} placeholders of one request, computed
 // from its resolution only when a template, a later handler or a log asks
 // for one.

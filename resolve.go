@@ -124,6 +124,11 @@ func (rs *resolver) computeARK(ctx context.Context, a normalize.ARK) *resolution
 			if !localPathSafe("/" + a.Name() + res.suffix) {
 				return unsafeQualifier(res.key)
 			}
+			if !t.suffixed {
+				if refused := res.variantAfterSlash(targetPath(t.target), res.suffix); refused != nil {
+					return refused
+				}
+			}
 			return res
 		}
 	}
@@ -204,10 +209,8 @@ func localURL(target string) *url.URL {
 // with no path) would name a hidden file, which is not something the entry
 // assigns: 404; anything else that breaks the rule of segments.go is 400.
 func (res *resolution) checkSuffix(target, suffix string) *resolution {
-	base, _, _ := strings.Cut(target, "?")
-	if strings.HasSuffix(base, "/") && strings.HasPrefix(suffix, ".") {
-		refused := (&resolution{key: res.key, ark: res.ark, isARK: res.isARK, shoulder: res.shoulder}).notFound()
-		refused.reason += `: the variant "` + suffix + `" cannot be appended to the target of ` + res.via + `, which ends in "/"`
+	base := targetPath(target) // joinTarget puts the suffix before the query or fragment
+	if refused := res.variantAfterSlash(base, suffix); refused != nil {
 		return refused
 	}
 	var b builtTarget
@@ -217,6 +220,27 @@ func (res *resolution) checkSuffix(target, suffix string) *resolution {
 		return unsafeQualifier(res.key)
 	}
 	return nil
+}
+
+// targetPath returns target without its query and fragment.
+func targetPath(target string) string {
+	if i := strings.IndexAny(target, "?#"); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
+// variantAfterSlash refuses a variant (".en") appended to the path of a
+// target that ends in "/" (a directory, or a URL with no path): it would
+// name a hidden file, which is not something the entry or template
+// assigns: 404 saying why. It returns nil for anything else.
+func (res *resolution) variantAfterSlash(path, suffix string) *resolution {
+	if !strings.HasSuffix(path, "/") || !strings.HasPrefix(suffix, ".") {
+		return nil
+	}
+	refused := (&resolution{key: res.key, ark: res.ark, isARK: res.isARK, shoulder: res.shoulder}).notFound()
+	refused.reason += `: the variant "` + suffix + `" cannot be appended to the target of ` + res.via + `, which ends in "/"`
+	return refused
 }
 
 // unsafeQualifier refuses an ARK whose qualifier would make a segment

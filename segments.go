@@ -2,7 +2,6 @@ package ark
 
 import (
 	"errors"
-	"net/url"
 	"strings"
 )
 
@@ -66,7 +65,9 @@ func (t *builtTarget) pathEnd() int {
 }
 
 // check applies the rule above to the target's path, after the scheme and
-// host of a URL.
+// host of a URL. A local target starts with the operator's "/"; only a URL
+// has a scheme and host to skip, and its "://" is the first one, written
+// by the operator: one in request data never moves the path's start.
 func (t *builtTarget) check() error {
 	for i, c := range t.b {
 		if t.request[i] && (c < ' ' || c == 0x7f) {
@@ -75,7 +76,7 @@ func (t *builtTarget) check() error {
 	}
 	end := t.pathEnd()
 	start := 0
-	if i := strings.Index(string(t.b[:end]), "://"); i >= 0 {
+	if i := strings.Index(string(t.b[:end]), "://"); i >= 0 && (len(t.b) == 0 || t.b[0] != '/') {
 		start = end
 		if j := strings.IndexByte(string(t.b[i+3:end]), '/'); j >= 0 {
 			start = i + 3 + j
@@ -114,7 +115,8 @@ func (t *builtTarget) String() string {
 	return b.String()
 }
 
-// dottedSegment reports whether the escaped segment, decoded once or more,
+// dottedSegment reports whether the escaped segment, decoded once or more
+// (leniently: a "%" that starts no escape stays, as many decoders keep it),
 // holds a part that starts with "." ("/" separating parts once decoded), a
 // backslash or a control character. A segment still encoded after maxDecodings counts as
 // dotted.
@@ -128,11 +130,40 @@ func dottedSegment(segment string) bool {
 				return true
 			}
 		}
-		decoded, err := url.PathUnescape(segment)
-		if err != nil || decoded == segment {
+		decoded := unescapeLeniently(segment)
+		if decoded == segment {
 			return false
 		}
 		segment = decoded
 	}
 	return true
+}
+
+// unescapeLeniently decodes every "%XX" of s and keeps any other "%" as it
+// is, as lenient decoders do: "%2eenv%zz" is ".env%zz", where a strict one
+// gives up on the whole string.
+func unescapeLeniently(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHexByte(s[i+1]) && isHexByte(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }

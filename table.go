@@ -42,6 +42,9 @@ type source struct {
 	name    string // file path, or "entries" for the handler's own
 	first   int    // position in records of its first entry
 	skipped []int  // indexes in the source of exact duplicates, which have no record
+	// lines holds the input line of each entry of a line-based source
+	// (caddy ark import), so that errors name the line; nil otherwise.
+	lines []int32
 }
 
 func newTable(sizeHint int) *table {
@@ -206,14 +209,17 @@ func (t *table) describe(i int) string {
 		next = t.sources[s+1].first
 	}
 	src := &t.sources[s]
-	if next-src.first == 1 && len(src.skipped) == 0 && src.name != "entries" {
-		return src.name
-	}
 	entry := i - src.first
 	for _, skipped := range src.skipped {
 		if skipped <= entry {
 			entry++
 		}
+	}
+	switch {
+	case src.lines != nil:
+		return fmt.Sprintf("%s:%d", src.name, src.lines[entry])
+	case next-src.first == 1 && len(src.skipped) == 0 && src.name != "entries":
+		return src.name
 	}
 	return fmt.Sprintf("%s entry %d", src.name, entry)
 }

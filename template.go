@@ -51,21 +51,34 @@ type templatePiece struct {
 	placeholder bool
 }
 
-// splitPlaceholders splits a target into text and "{...}" placeholders.
+// splitPlaceholders splits a target into text and "{...}" placeholders as
+// Caddy's replacer reads them: a brace escaped with a backslash ("\{",
+// "\}") is text, without its backslash.
 func splitPlaceholders(target string) []templatePiece {
 	var pieces []templatePiece
-	for target != "" {
-		open := strings.IndexByte(target, '{')
-		end := strings.IndexByte(target[max(open, 0):], '}')
-		if open < 0 || end < 0 {
-			return append(pieces, templatePiece{text: target})
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			pieces = append(pieces, templatePiece{text: text.String()})
+			text.Reset()
 		}
-		if open > 0 {
-			pieces = append(pieces, templatePiece{text: target[:open]})
-		}
-		pieces = append(pieces, templatePiece{text: target[open : open+end+1], placeholder: true})
-		target = target[open+end+1:]
 	}
+	for i := 0; i < len(target); i++ {
+		c := target[i]
+		if c == '\\' && i+1 < len(target) && (target[i+1] == '{' || target[i+1] == '}') {
+			text.WriteByte(target[i+1])
+			i++
+			continue
+		}
+		if end := strings.IndexByte(target[i:], '}'); c == '{' && end >= 0 {
+			flush()
+			pieces = append(pieces, templatePiece{text: target[i : i+end+1], placeholder: true})
+			i += end
+			continue
+		}
+		text.WriteByte(c)
+	}
+	flush()
 	return pieces
 }
 
@@ -118,6 +131,11 @@ func (t Template) compile() (template, error) {
 	c := template{naan: naan, shoulder: shoulder, target: withRootPath(t.Target), origin: "/",
 		local: strings.HasPrefix(t.Target, "/"), suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
 	c.pieces = splitPlaceholders(c.target)
+	for _, p := range c.pieces {
+		if name, ok := strings.CutPrefix(strings.Trim(p.text, "{}"), placeholderPrefix); p.placeholder && ok && !slices.Contains(templatePlaceholders, name) {
+			return template{}, fmt.Errorf("target %q: unknown placeholder {%s%s}; a template may use {http.ark.%s}", t.Target, placeholderPrefix, name, strings.Join(templatePlaceholders, "}, {http.ark."))
+		}
+	}
 	if !c.local {
 		scheme, rest, _ := strings.Cut(c.target, "://")
 		host := rest[:max(strings.IndexAny(rest, "/?#"), 0)]

@@ -12,15 +12,20 @@ const wellKnownPath = "/.well-known/ark"
 
 // serveWellKnown answers GET /.well-known/ark with the path of the resolver
 // service, ending in "/": appending a compact ARK to it makes a resolution
-// request. It is "/" unless routing stripped a prefix before this handler
-// (handle_path /resolver/* gives "/resolver/").
-func serveWellKnown(w http.ResponseWriter, r *http.Request) error {
+// request. It is base_url when the operator set it; else "/" unless
+// routing stripped a prefix before this handler (handle_path /resolver/*
+// gives "/resolver/").
+func (h *Handler) serveWellKnown(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		return writeRefusal(w, http.StatusMethodNotAllowed, r.Method+" is not supported here")
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = io.WriteString(w, servicePrefix(r)+"/")
+	service := h.base.base
+	if service == "" {
+		service = servicePrefix(r)
+	}
+	_, _ = io.WriteString(w, service+"/")
 	return nil
 }

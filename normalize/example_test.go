@@ -1,7 +1,9 @@
 package normalize_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
@@ -44,4 +46,24 @@ func Example() {
 	// true
 	// false
 	// urn:example:a123%2Cz456
+}
+
+func ExampleParser() {
+	// A Parser bounds the length; the package functions use the default.
+	_, err := normalize.Parser{MaxLength: 1024}.ParseARK("ark:12345/" + strings.Repeat("x", 2000))
+	fmt.Println(errors.Is(err, normalize.ErrTooLong))
+
+	// Every refusal is a *normalize.Error: its kind, for errors.Is, and the
+	// byte offset of the problem.
+	_, err = normalize.ParseARK("ark:12345/x5\u202ewf")
+	var e *normalize.Error
+	if errors.As(err, &e) {
+		fmt.Println(errors.Is(err, normalize.ErrBidi), e.Offset)
+	}
+	fmt.Println(err)
+
+	// Output:
+	// true
+	// true 12
+	// bidirectional formatting character at byte 12: bidirectional formatting character U+202E is not allowed
 }

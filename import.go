@@ -1,0 +1,292 @@
+package ark
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// importRow is one line of an import source: an assignment, a line that is
+// refused (err), or one that is left out on purpose (skip).
+type importRow struct {
+	line   int // 1-based line of the input where the row starts
+	id     string
+	target string
+	status string // as written; "" for the default
+	meta   map[string]string
+	err    error  // why the line cannot be imported
+	skip   string // why the line is left out, when that is not an error
+	note   string // something to tell about the line, which is not a row
+}
+
+// importFormat reads rows from r, calling row for each. It returns an error
+// only when it cannot read on (I/O, or input it cannot get past); bad lines
+// are rows with err set, and it goes on after them.
+type importFormat func(r io.Reader, row func(importRow)) error
+
+// importFormats are the formats of `caddy ark import`, by name.
+var importFormats = map[string]importFormat{
+	"csv":        func(r io.Reader, row func(importRow)) error { return readDelimited(r, ',', row) },
+	"tsv":        func(r io.Reader, row func(importRow)) error { return readDelimited(r, '\t', row) },
+	"rewritemap": readRewriteMap,
+	"nginx":      readNginxMaps,
+}
+
+// maxImportProblems is how many problems an import reports one by one;
+// the rest are counted.
+const maxImportProblems = 100
+
+// importer builds a table from rows, with the handler's own checks, and
+// writes each new entry to the output as it goes.
+type importer struct {
+	name     string // the input, for messages
+	b        *tableBuilder
+	out      *bufio.Writer
+	buf      bytes.Buffer  // one entry, encoded
+	enc      *json.Encoder // encodes into buf
+	errOut   io.Writer
+	problems int
+	dups     int
+	skipped  int
+}
+
+func newImporter(name string, out, errOut io.Writer) *importer {
+	im := &importer{name: name, b: newTableBuilder(0), out: bufio.NewWriter(out), errOut: errOut}
+	im.b.startSource(name)
+	im.b.t.sources[0].lines = []int32{}
+	im.enc = json.NewEncoder(&im.buf)
+	im.enc.SetEscapeHTML(false)
+	return im
+}
+
+// problem reports a line that cannot be imported.
+func (im *importer) problem(line int, err error) {
+	im.problems++
+	if im.problems <= maxImportProblems {
+		fmt.Fprintf(im.errOut, "%s:%d: %v\n", im.name, line, err)
+	}
+}
+
+// take imports one row: it compiles the entry exactly as a table loader
+// would, refuses it with the loader's reason (a conflict names the line of
+// the earlier assignment), and writes it in normal form unless it repeats
+// an earlier one.
+func (im *importer) take(row importRow) {
+	switch {
+	case row.err != nil:
+		im.problem(row.line, row.err)
+		return
+	case row.note != "":
+		fmt.Fprintf(im.errOut, "%s:%d: %s\n", im.name, row.line, row.note)
+		return
+	case row.skip != "":
+		im.skipped++
+		fmt.Fprintf(im.errOut, "%s:%d: skipped: %s\n", im.name, row.line, row.skip)
+		return
+	}
+	e := Entry{ID: importID(row.id), Target: row.target, Meta: row.meta}
+	if row.status != "" {
+		n, err := strconv.Atoi(row.status)
+		if err != nil {
+			im.problem(row.line, fmt.Errorf("status %q is not a number: use 302, 303, 307, 410, or 200 for a local path", row.status))
+			return
+		}
+		e.Status = n
+	}
+	before := im.b.t.len()
+	if err := im.b.add(&e); err != nil {
+		im.problem(row.line, err)
+		return
+	}
+	src := &im.b.t.sources[0]
+	src.lines = append(src.lines, int32(row.line))
+	if im.b.t.len() == before {
+		im.dups++
+		return
+	}
+	r := &im.b.t.records[before]
+	e.ID = im.b.t.arena.str(r.key, int(r.keyLen))
+	im.buf.Reset()
+	if err := im.enc.Encode(&e); err != nil {
+		im.problem(row.line, err)
+		return
+	}
+	if before > 0 {
+		im.out.WriteString(",\n")
+	}
+	im.out.WriteByte('\t')
+	im.out.Write(bytes.TrimSuffix(im.buf.Bytes(), []byte("\n")))
+}
+
+// importID returns the identifier written in a source's id column: a
+// resolver's URL of an identifier (https://n2t.net/ark:/12345/x) and a
+// path on a site (/ark:/12345/x, as nginx's $uri holds it) stand for the
+// identifier they end with.
+func importID(s string) string {
+	s = strings.TrimSpace(s)
+	if id, prefix := normalize.TrimResolver(s); prefix != "" {
+		return id
+	}
+	for i := 0; strings.HasPrefix(s[i:], "/"); {
+		seg := s[i+1:]
+		if len(seg) >= 4 && (strings.EqualFold(seg[:4], "ark:") || strings.EqualFold(seg[:4], "urn:")) {
+			return seg
+		}
+		next := strings.IndexByte(seg, '/')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return s
+}
+
+// importStats is what an import did.
+type importStats struct {
+	entries, dups, skipped int
+}
+
+// importTable reads the source in the named format and writes the table
+// to out. Every bad line and conflict is reported to errOut as
+// "<name>:<line>: <reason>" (the first maxImportProblems of them), and the
+// import fails if there was any; the closing of the table is then not
+// written, so that a partial output cannot be loaded by mistake.
+func importTable(in io.Reader, name, format string, out, errOut io.Writer) (importStats, error) {
+	read, ok := importFormats[format]
+	if !ok {
+		return importStats{}, fmt.Errorf("unknown format %q: use csv, tsv, rewritemap, nginx or auto", format)
+	}
+	im := newImporter(name, out, errOut)
+	im.out.WriteString("{\"entries\": [\n")
+	err := read(skipBOM(in), im.take)
+	if err == nil && im.problems > 0 {
+		if im.problems > maxImportProblems {
+			fmt.Fprintf(errOut, "%s: %d more problems not shown\n", name, im.problems-maxImportProblems)
+		}
+		err = fmt.Errorf("%s: %s: the table was not completed", name, count(im.problems, "problem"))
+	}
+	stats := importStats{entries: im.b.t.len(), dups: im.dups, skipped: im.skipped}
+	if err == nil {
+		if stats.entries > 0 {
+			im.out.WriteString("\n")
+		}
+		im.out.WriteString("]}\n")
+	}
+	if ferr := im.out.Flush(); err == nil {
+		err = ferr
+	}
+	return stats, err
+}
+
+// skipBOM drops a UTF-8 byte order mark at the start of r, which
+// spreadsheet exports write.
+func skipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
+		br.Discard(3)
+	}
+	return br
+}
+
+// importFile imports the file at path (standard input for "-") and writes
+// the table to output, or to stdout when output is "". A table written to
+// a file appears only once it is complete: it is written beside the file
+// and renamed over it.
+func importFile(path, format, output string, stdin io.Reader, stdout, errOut io.Writer) error {
+	in, name := stdin, "stdin"
+	if path != "-" {
+		f, err := openRegular(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in, name = f, path
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	if format == "auto" {
+		format = guessImportFormat(path, br)
+	}
+	if output == "" {
+		stats, err := importTable(br, name, format, stdout, errOut)
+		if err == nil {
+			fmt.Fprintf(errOut, "%s (%s): %s\n", name, format, stats)
+		}
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	stats, err := importTable(br, name, format, tmp, errOut)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), output)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "%s (%s): %s, written to %s\n", name, format, stats, output)
+	return nil
+}
+
+func (s importStats) String() string {
+	msg := count(s.entries, "identifier")
+	if s.dups > 0 {
+		msg += fmt.Sprintf(" (%s repeating an earlier one left out)", count(s.dups, "line"))
+	}
+	if s.skipped > 0 {
+		msg += fmt.Sprintf(", %s skipped", count(s.skipped, "line"))
+	}
+	return msg
+}
+
+// guessImportFormat picks the format from the file name's extension, else
+// from the first line that is not blank or a comment.
+func guessImportFormat(path string, br *bufio.Reader) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return "csv"
+	case ".tsv", ".tab":
+		return "tsv"
+	case ".conf", ".nginx":
+		return "nginx"
+	case ".txt", ".map":
+		return "rewritemap"
+	}
+	head, _ := br.Peek(64 << 10)
+	text := strings.TrimPrefix(string(head), "\uFEFF")
+	if nginxMapStart.MatchString(text) {
+		return "nginx"
+	}
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		switch {
+		case strings.Contains(line, "\t"):
+			return "tsv"
+		case strings.Contains(line, ","):
+			return "csv"
+		}
+		return "rewritemap"
+	}
+	return "rewritemap"
+}

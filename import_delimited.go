@@ -1,0 +1,194 @@
+package ark
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A CSV or TSV import holds id,target[,status] rows. A header row naming
+// the columns is optional; with one, the columns may come in any order and
+// others may be there, as in EZID's CSV download (_id, _target, _status,
+// _created, erc.who …).
+
+// importColumns are the column names a header row may use, by role.
+var importColumns = map[string]string{
+	"id": "id", "_id": "id", "identifier": "id", "ark": "id",
+	"target": "target", "_target": "target", "url": "target", "location": "target",
+	"status":   "status",
+	"_status":  "ezid_status",
+	"_created": "created",
+	"who":      "meta", "what": "meta", "when": "meta", "where": "meta",
+	"erc.who": "meta", "erc.what": "meta", "erc.when": "meta", "erc.where": "meta",
+	"persistence": "meta", "variance": "meta", "allocated": "meta", "reason": "meta",
+}
+
+// delimitedLayout says which column holds what.
+type delimitedLayout struct {
+	id, target, status, ezidStatus, created int // -1 when absent
+	meta                                    map[int]string
+	header                                  bool
+}
+
+// headerless is the layout without a header row: id,target[,status].
+var headerless = delimitedLayout{id: 0, target: 1, status: 2, ezidStatus: -1, created: -1}
+
+// readDelimited reads CSV (sep ',') or TSV (sep '\t') rows.
+func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
+	cr := csv.NewReader(r)
+	cr.Comma = sep
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = sep == '\t'
+	cr.ReuseRecord = true
+	var layout *delimitedLayout
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var perr *csv.ParseError
+		if errors.As(err, &perr) {
+			row(importRow{line: perr.StartLine, err: fmt.Errorf("%v (the record starting on this line; the error is on line %d)", perr.Err, perr.Line)})
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		line, _ := cr.FieldPos(0)
+		if layout == nil {
+			l, note, err := delimitedHeader(rec)
+			if err != nil {
+				return fmt.Errorf("line %d: %w", line, err)
+			}
+			layout = &l
+			if note != "" {
+				row(importRow{line: line, note: note})
+			}
+			if l.header {
+				continue
+			}
+		}
+		if blankRecord(rec) {
+			continue
+		}
+		row(layout.row(line, rec))
+	}
+}
+
+// delimitedHeader works out the layout from the first row: a header row
+// when its first field is not an identifier. The note names the columns
+// a header row has that the import leaves out.
+func delimitedHeader(rec []string) (l delimitedLayout, note string, err error) {
+	if looksLikeID(rec[0]) {
+		return headerless, "", nil
+	}
+	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, created: -1, meta: map[int]string{}, header: true}
+	var ignored []string
+	for i, name := range rec {
+		name = strings.ToLower(strings.TrimSpace(name))
+		role, ok := importColumns[name]
+		field := map[string]*int{"id": &l.id, "target": &l.target, "status": &l.status, "ezid_status": &l.ezidStatus, "created": &l.created}[role]
+		switch {
+		case !ok:
+			ignored = append(ignored, strconv.Quote(name))
+		case role == "meta":
+			l.meta[i] = strings.TrimPrefix(name, "erc.")
+		case *field >= 0:
+			return l, "", fmt.Errorf("the header row names the %s column twice (%q)", role, name)
+		default:
+			*field = i
+		}
+	}
+	if l.id < 0 {
+		return l, "", fmt.Errorf("the first row is neither id,target[,status] nor a header row naming an id column (id, _id, identifier or ark): found %q", strings.Join(rec, ","))
+	}
+	if l.target < 0 && l.ezidStatus < 0 && l.status < 0 {
+		return l, "", errors.New("the header row names no target column (target, _target, url or location)")
+	}
+	if len(ignored) > 0 {
+		note = "header row; columns left out: " + strings.Join(ignored, ", ")
+	}
+	return l, note, nil
+}
+
+// looksLikeID reports whether a field holds an identifier, a resolver's
+// URL of one or a path, rather than a column name.
+func looksLikeID(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, p := range []string{"ark:", "urn:", "http://", "https://", "/"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func blankRecord(rec []string) bool {
+	for _, f := range rec {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// row makes the import row of one record.
+func (l *delimitedLayout) row(line int, rec []string) importRow {
+	if !l.header && (len(rec) < 2 || len(rec) > 3) {
+		return importRow{line: line, err: fmt.Errorf("%s: expected id,target[,status], or a header row naming the columns", count(len(rec), "field"))}
+	}
+	get := func(i int) string {
+		if i < 0 || i >= len(rec) {
+			return ""
+		}
+		return strings.TrimSpace(rec[i])
+	}
+	r := importRow{line: line, id: get(l.id), target: get(l.target), status: get(l.status)}
+	for i, key := range l.meta {
+		if v := get(i); v != "" {
+			if r.meta == nil {
+				r.meta = map[string]string{}
+			}
+			r.meta[key] = v
+		}
+	}
+	if l.created >= 0 && r.meta["allocated"] == "" {
+		if secs, err := strconv.ParseInt(get(l.created), 10, 64); err == nil {
+			if r.meta == nil {
+				r.meta = map[string]string{}
+			}
+			r.meta["allocated"] = time.Unix(secs, 0).UTC().Format(time.DateOnly)
+		}
+	}
+	if l.ezidStatus >= 0 {
+		ezidStatus(&r, get(l.ezidStatus))
+	}
+	return r
+}
+
+// ezidStatus applies EZID's _status to a row: "public" is imported as it
+// is; "reserved" (never made public, so never resolved) is left out;
+// "unavailable", optionally followed by "| reason", is EZID's tombstone
+// and becomes a withdrawn entry (410) with that reason.
+func ezidStatus(r *importRow, status string) {
+	state, reason, _ := strings.Cut(status, "|")
+	switch strings.TrimSpace(state) {
+	case "public", "":
+	case "reserved":
+		r.skip = fmt.Sprintf("%s is reserved in EZID (not public): not imported", r.id)
+	case "unavailable":
+		r.status, r.target = "410", ""
+		if reason = strings.TrimSpace(reason); reason != "" {
+			if r.meta == nil {
+				r.meta = map[string]string{}
+			}
+			r.meta["reason"] = reason
+		}
+	default:
+		r.err = fmt.Errorf("_status %q: EZID's statuses are public, reserved and unavailable", status)
+	}
+}

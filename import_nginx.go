@@ -1,0 +1,220 @@
+package ark
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// An nginx import reads the map blocks of an nginx configuration,
+//
+//	map $uri $ark_target {
+//		default "";
+//		/ark:/12345/x5wf6789 /objects/x5wf6789.html;
+//	}
+//
+// wherever they are (the whole nginx.conf may be given); everything else is
+// left alone. Each "key value;" line is an entry.
+
+// nginxMapStart finds the start of a map block, for format detection.
+var nginxMapStart = regexp.MustCompile(`(?m)(^|[\s;{}])map\s+\S+\s+\S+\s*\{`)
+
+// nginxToken is a word of an nginx configuration, or one of ";", "{", "}"
+// (punct is then that byte; 0 for a word).
+type nginxToken struct {
+	text  string
+	line  int
+	punct byte
+}
+
+// nginxLexer splits an nginx configuration into tokens, streaming.
+type nginxLexer struct {
+	br   *bufio.Reader
+	line int
+}
+
+// next returns the next token, or io.EOF at the end.
+func (lx *nginxLexer) next() (nginxToken, error) {
+	for {
+		c, err := lx.br.ReadByte()
+		if err != nil {
+			return nginxToken{}, err
+		}
+		switch c {
+		case '\n':
+			lx.line++
+		case ' ', '\t', '\r':
+		case '#':
+			if _, err := lx.br.ReadString('\n'); err != nil {
+				return nginxToken{}, err
+			}
+			lx.line++
+		case ';', '{', '}':
+			return nginxToken{text: string(c), line: lx.line, punct: c}, nil
+		case '"', '\'':
+			return lx.quoted(c)
+		default:
+			lx.br.UnreadByte()
+			return lx.word()
+		}
+	}
+}
+
+// quoted reads a string in quotes, the opening one already read.
+func (lx *nginxLexer) quoted(q byte) (nginxToken, error) {
+	tok := nginxToken{line: lx.line}
+	var b strings.Builder
+	for {
+		c, err := lx.br.ReadByte()
+		switch {
+		case errors.Is(err, io.EOF):
+			return tok, fmt.Errorf("line %d: a quoted string is not closed", tok.line)
+		case err != nil:
+			return tok, err
+		case c == q:
+			tok.text = b.String()
+			return tok, nil
+		case c == '\\':
+			next, err := lx.br.ReadByte()
+			if err != nil {
+				continue
+			}
+			if next != q && next != '\\' {
+				b.WriteByte(c)
+			}
+			c = next
+		}
+		if c == '\n' {
+			lx.line++
+		}
+		if b.Len() >= maxLineBytes {
+			return tok, fmt.Errorf("line %d: a quoted string longer than %d bytes", tok.line, maxLineBytes)
+		}
+		b.WriteByte(c)
+	}
+}
+
+// word reads a word up to white space, ";", "{" or "}".
+func (lx *nginxLexer) word() (nginxToken, error) {
+	tok := nginxToken{line: lx.line}
+	var b strings.Builder
+	for {
+		c, err := lx.br.ReadByte()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return tok, err
+		}
+		if strings.IndexByte(" \t\r\n;{}", c) >= 0 {
+			lx.br.UnreadByte()
+			break
+		}
+		if b.Len() >= maxLineBytes {
+			return tok, fmt.Errorf("line %d: a word longer than %d bytes", tok.line, maxLineBytes)
+		}
+		b.WriteByte(c)
+	}
+	tok.text = b.String()
+	return tok, nil
+}
+
+// readNginxMaps imports every map block of an nginx configuration.
+func readNginxMaps(r io.Reader, row func(importRow)) error {
+	lx := &nginxLexer{br: bufio.NewReader(r), line: 1}
+	maps, depth := 0, 0
+	var stmt []nginxToken
+	for {
+		tok, err := lx.next()
+		if errors.Is(err, io.EOF) {
+			switch {
+			case depth > 0 || len(stmt) > 0:
+				return fmt.Errorf("line %d: the configuration ends inside a block or a statement", lx.line)
+			case maps == 0:
+				return errors.New(`no map block found: expected "map $var $out { key value; ... }"`)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch tok.punct {
+		case '{':
+			if len(stmt) > 0 && stmt[0].text == "map" {
+				if len(stmt) != 3 {
+					return fmt.Errorf("line %d: map takes two variables: map $var $out { ... }", stmt[0].line)
+				}
+				if err := readNginxMap(lx, row); err != nil {
+					return err
+				}
+				maps++
+			} else {
+				depth++
+			}
+			stmt = nil
+		case '}':
+			if depth--; depth < 0 {
+				return fmt.Errorf("line %d: a \"}\" closes no block", tok.line)
+			}
+			stmt = nil
+		case ';':
+			stmt = nil
+		default:
+			stmt = append(stmt, tok)
+		}
+	}
+}
+
+// readNginxMap reads the inside of one map block, up to its "}".
+func readNginxMap(lx *nginxLexer, row func(importRow)) error {
+	var stmt []nginxToken
+	for {
+		tok, err := lx.next()
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("line %d: the map block is not closed", lx.line)
+		}
+		if err != nil {
+			return err
+		}
+		switch tok.punct {
+		case '}':
+			if len(stmt) > 0 {
+				return fmt.Errorf("line %d: %q has no \";\" before the end of the map block", stmt[0].line, stmt[0].text)
+			}
+			return nil
+		case '{':
+			return fmt.Errorf("line %d: a block inside a map block", tok.line)
+		case ';':
+			if len(stmt) > 0 {
+				row(nginxMapRow(stmt))
+			}
+			stmt = nil
+		default:
+			stmt = append(stmt, tok)
+		}
+	}
+}
+
+// nginxMapRow makes the import row of one "key value;" line of a map.
+func nginxMapRow(stmt []nginxToken) importRow {
+	line := stmt[0].line
+	key := stmt[0].text
+	switch {
+	case len(stmt) == 1 && (key == "hostnames" || key == "volatile"):
+		return importRow{line: line, note: key + ": ignored (it is about nginx's matching)"}
+	case key == "default" && len(stmt) == 2:
+		return importRow{line: line, note: "default: ignored: a table has no default; identifiers it does not hold get 404, or go to the foreign resolver"}
+	case key == "include":
+		return importRow{line: line, err: errors.New("include: not followed; import the included file on its own")}
+	case len(stmt) != 2:
+		return importRow{line: line, err: fmt.Errorf("%s: expected \"key value;\"", count(len(stmt), "word"))}
+	case strings.HasPrefix(key, "~"):
+		return importRow{line: line, err: fmt.Errorf("the regular expression key %q cannot be imported: a table holds exact identifiers (a shoulder template can stand for a pattern: see shoulder in the README)", key)}
+	case strings.Contains(stmt[1].text, "$"):
+		return importRow{line: line, err: fmt.Errorf("the value %q uses nginx variables, which a table cannot hold", stmt[1].text)}
+	}
+	return importRow{line: line, id: strings.TrimPrefix(key, `\`), target: stmt[1].text}
+}

@@ -1,0 +1,212 @@
+package ark
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// fence is one fenced code block of README.md.
+type fence struct {
+	lang    string
+	line    int    // the line of the opening fence
+	section string // the nearest "## " heading above it
+	body    string // the block's text, without the fence's indentation
+}
+
+// readmeFences returns the fenced code blocks of README.md whose info
+// string is lang.
+func readmeFences(t *testing.T, lang string) []fence {
+	t.Helper()
+	f, err := os.Open("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []fence
+	var cur *fence
+	var indent, section string
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case cur == nil && strings.HasPrefix(line, "## "):
+			section = line
+		case cur == nil && strings.HasPrefix(trimmed, "```"):
+			indent = line[:len(line)-len(trimmed)]
+			cur = &fence{lang: strings.TrimPrefix(trimmed, "```"), line: n, section: section}
+		case cur != nil && trimmed == "```":
+			if cur.lang == lang {
+				out = append(out, *cur)
+			}
+			cur = nil
+		case cur != nil:
+			cur.body += strings.TrimPrefix(line, indent) + "\n"
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if cur != nil {
+		t.Fatalf("README.md:%d: unclosed code block", cur.line)
+	}
+	if len(out) == 0 {
+		t.Fatalf("README.md has no %s code blocks", lang)
+	}
+	return out
+}
+
+// isFullConfig says whether a Caddyfile snippet is a whole Caddyfile (it
+// starts with the global options block or a site address) rather than a
+// directive to put in a site.
+func isFullConfig(body string) bool {
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		first := strings.Fields(line)[0]
+		return first == "{" || strings.HasPrefix(first, ":") || strings.Contains(first, ".")
+	}
+	return false
+}
+
+// Every Caddyfile sample in the README is as `caddy fmt` writes it, and
+// every whole one adapts without a warning.
+func TestReadmeCaddyfileSamplesAreFormattedAndAdapt(t *testing.T) {
+	full := 0
+	for _, f := range readmeFences(t, "caddyfile") {
+		if got := string(caddyfile.Format([]byte(f.body))); got != f.body {
+			t.Errorf("README.md:%d: the Caddyfile sample is not as caddy fmt writes it; caddy fmt gives:\n%s", f.line, got)
+		}
+		if !isFullConfig(f.body) {
+			continue
+		}
+		full++
+		if _, err := adaptCaddyfile(f.body, "/etc/caddy/Caddyfile"); err != nil {
+			t.Errorf("README.md:%d: the Caddyfile sample does not adapt: %v", f.line, err)
+		}
+	}
+	if full == 0 {
+		t.Error("no whole Caddyfile sample found in README.md")
+	}
+}
+
+// The JSON config sample is the ark handler of the Caddyfile sample,
+// adapted as if the Caddyfile were /etc/caddy/Caddyfile.
+func TestReadmeJSONSampleIsTheCaddyfileSampleAdapted(t *testing.T) {
+	sample := func(lang, section string) string {
+		for _, f := range readmeFences(t, lang) {
+			if f.section == section {
+				return f.body
+			}
+		}
+		t.Fatalf("README.md has no %s sample under %q", lang, section)
+		return ""
+	}
+	adapted, err := adaptCaddyfile(sample("caddyfile", "## Caddyfile"), "/etc/caddy/Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := findHandler(t, adapted, "ark")
+	// The sample leaves out the table_stamp, which follows the table
+	// files' state, and says so.
+	delete(handler, "table_stamp")
+	var want any
+	if err := json.Unmarshal([]byte(sample("json", "## JSON config")), &want); err != nil {
+		t.Fatalf("the README's JSON config sample is not JSON: %v", err)
+	}
+	a, _ := json.Marshal(handler)
+	b, _ := json.Marshal(want)
+	if !bytes.Equal(a, b) {
+		pretty, _ := json.MarshalIndent(handler, "", "\t")
+		t.Errorf("the README's JSON config sample is not the Caddyfile sample adapted; adapting gives:\n%s", pretty)
+	}
+}
+
+// findHandler returns the first handler named name in an adapted config.
+func findHandler(t *testing.T, cfg []byte, name string) map[string]any {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(cfg, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any) map[string]any
+	walk = func(v any) map[string]any {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["handler"] == name {
+				return v
+			}
+			for _, c := range v {
+				if h := walk(c); h != nil {
+					return h
+				}
+			}
+		case []any:
+			for _, c := range v {
+				if h := walk(c); h != nil {
+					return h
+				}
+			}
+		}
+		return nil
+	}
+	h := walk(doc)
+	if h == nil {
+		t.Fatalf("no %q handler in the adapted config: %s", name, cfg)
+	}
+	return h
+}
+
+// Every Go sample in the README is the body of an Example function of an
+// example_test.go file, so that it compiles and its output is checked.
+func TestReadmeGoSamplesAreExamples(t *testing.T) {
+	examples := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "example_test.go" {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		for _, decl := range file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fn.Name.Name, "Example") {
+				continue
+			}
+			body := string(src[fset.Position(fn.Body.Lbrace).Offset+2 : fset.Position(fn.Body.Rbrace).Offset])
+			var b strings.Builder
+			for _, line := range strings.SplitAfter(body, "\n") {
+				b.WriteString(strings.TrimPrefix(line, "\t"))
+			}
+			examples[b.String()] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range readmeFences(t, "go") {
+		if !examples[f.body] {
+			t.Errorf("README.md:%d: the Go sample is not the body of an Example function in an example_test.go file", f.line)
+		}
+	}
+}

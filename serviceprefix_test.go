@@ -1,0 +1,45 @@
+package ark
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+)
+
+// When routing rewrites away a part of the path that the client chose
+// (here a regular expression that keeps what starts at "/ark:"), the
+// stripped "prefix" is request data: one starting with "//" would make the
+// directory redirect and the path-absolute self-links network-path
+// references to a host of the client's choosing.
+func TestStrippedPrefixNeverNamesAHost(t *testing.T) {
+	s := &site{t: t, catchAll: true}
+	if err := s.load(`
+	root * ` + testRoot(t) + `
+	route {
+		uri path_regexp ^.*(/ark:.*)$ $1
+		ark {
+			naan 12345
+			map ark:12345/zz9 /objects/b2c4d6/
+			map ark:12345/x5 https://repo.example.org/x5
+		}
+		file_server
+	}`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	for _, p := range []string{"//evil.example/ark:12345/zz9", "//evil.example/ark:12345/x5", "///evil.example/ark:12345/zz9"} {
+		got := s.get(p)
+		if strings.HasPrefix(got.location, "//") {
+			t.Errorf("%s: Location %q names another host", p, got.location)
+		}
+		for _, link := range got.header.Values("Link") {
+			if strings.HasPrefix(link, "<//") {
+				t.Errorf("%s: Link %q names another host", p, link)
+			}
+		}
+	}
+	if got := s.get("//evil.example/ark:12345/zz9"); got.status != 302 || got.location != "/ark:12345/zz9/" {
+		t.Errorf("directory redirect: got %d %q, want 302 /ark:12345/zz9/", got.status, got.location)
+	}
+}
