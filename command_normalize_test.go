@@ -205,9 +205,11 @@ func caddyBinary(t *testing.T) string {
 	return caddyBin
 }
 
-// TestMain removes the binary that caddyBinary built.
+// TestMain removes the binary that caddyBinary built and the shared
+// PostgreSQL cluster.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	removeSharedPostgres()
 	if caddyBin != "" {
 		os.RemoveAll(filepath.Dir(caddyBin))
 	}

@@ -179,10 +179,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.minters, err = compileMinters(h.Minters); err != nil {
 		return err
 	}
-	for _, m := range h.minters { // every label from the start, at 0
-		arkMetrics.minted.WithLabelValues(m.shoulder)
-		arkMetrics.mintsFull.WithLabelValues(m.shoulder)
-	}
 	if err := h.openStore(ctx); err != nil {
 		return err
 	}
