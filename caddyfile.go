@@ -43,8 +43,14 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
 //		watch [<interval>]
+//		verify_tables
 //		store [<backend> [<args>...]]
 //		minter <ark:naan/shoulder> <template>
+//		api <prefix> {
+//			key <name> <sha256-hex> <scope>...
+//			key_file <file>
+//			max_body <bytes>
+//		}
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -82,10 +88,17 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalInfoTemplate(d)
 		case "watch":
 			err = h.unmarshalWatch(d)
+		case "verify_tables":
+			h.VerifyTables = true
+			if d.NextArg() {
+				err = d.ArgErr()
+			}
 		case "store":
 			err = h.unmarshalStore(d)
 		case "minter":
 			err = h.unmarshalMinter(d)
+		case "api":
+			err = h.unmarshalAPI(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

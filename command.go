@@ -2,8 +2,11 @@ package ark
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -24,16 +27,25 @@ Tools for ARK (Archival Resource Key) identifiers, following
 draft-ark-uri-scheme:
 
 	caddy ark normalize [<id>...]   print normal forms
-	caddy ark check <table.json>... validate table files
+	caddy ark check <table>...      validate table files
 	caddy ark import <file>         make a table file from CSV, TSV,
 	                                a RewriteMap or nginx map blocks
+	caddy ark compile <table.json>... -o <file>
+	                                compile tables into one mapped file
+	caddy ark export <file>         write a compiled table as JSON
 	caddy ark resolve <ark>         follow an ARK through a resolver
+	caddy ark mint <shoulder>       mint identifiers through the API
+	caddy ark bind <id> <target>    bind an identifier through the API
+	caddy ark withdraw <id> <why>   withdraw an identifier through the API
+	caddy ark export                print the API's store as a table file
+	caddy ark hash-key              hash a key for the api configuration
 `,
 		CobraFunc: func(cmd *cobra.Command) {
 			// Unknown subcommands are errors rather than a silent help page.
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), resolveCommand())
+			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), compileCommand(), exportCommand(), resolveCommand(),
+				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand())
 		},
 	})
 }
@@ -68,7 +80,7 @@ still processed. The exit status is 1 if any identifier failed, else 0.
 // checkCommand builds `caddy ark check`.
 func checkCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "check <table.json>...",
+		Use:   "check <table>...",
 		Short: "Validates table files as the ark handler would load them",
 		Long: `
 Loads the table files together exactly as the ark handler would: JSON syntax,
@@ -76,7 +88,8 @@ identifiers, targets, statuses, and equivalent identifiers with different
 targets across all the files. Prints the identifiers per file and a summary,
 or the first problem with its file, line, entry and reason. The exit status is
 0 when the tables would load, 1 otherwise: run it in the CI of the repository
-that holds your tables.
+that holds your tables. A compiled table (caddy ark compile) is checked on its
+own and in full: its checksum, every record and its index.
 `,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -130,6 +143,34 @@ input.
 	return cmd
 }
 
+// compileCommand builds `caddy ark compile`.
+func compileCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compile <table.json>... -o <file>",
+		Short: "Compiles table files into one table that opens in milliseconds",
+		Long: `
+Compiles JSON table files, checked exactly as the ark handler loads them
+(same errors), into one compiled table: a versioned binary file with a
+checksum that "table <file>" maps in memory instead of reading, so that it
+opens at once whatever its size and processes share its pages. The output is
+written to a temporary file next to it and renamed into place when complete,
+so a watching handler never sees half a file. Compiling streams: memory holds
+16 bytes per entry and the index, not the table; temporary files of about the
+output's size are written next to it. The exit status is 0 on success.
+`,
+		Args: cobra.MinimumNArgs(1),
+	}
+	cmd.Flags().StringP("output", "o", "", "The compiled table to write (required)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		out, _ := cmd.Flags().GetString("output")
+		if out == "" {
+			return fmt.Errorf("-o <file> is required")
+		}
+		return compileAll(args, out, cmd.OutOrStdout())
+	}
+	return cmd
+}
+
 // resolveCommand builds `caddy ark resolve`.
 func resolveCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -175,5 +216,154 @@ are failures. The exit status is 0 on success, 1 on failure.
 		_, err := resolveARK(ctx, http.DefaultClient, opts, args[0], cmd.OutOrStdout())
 		return err
 	}
+	return cmd
+}
+
+// apiCommand builds a command that calls the management API: it has the
+// --api flag and takes its key from $ARK_API_KEY.
+func apiCommand(use, short, long string, args cobra.PositionalArgs, run func(cmd *cobra.Command, c *apiClient, args []string) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  long + "\nThe key is read from $" + apiKeyEnv + ". A refusal is printed with its status\nand reason, and the exit status is 1.\n",
+		Args:  args,
+	}
+	cmd.Flags().String("api", "", "The API's URL: https://<site><prefix>, such as https://example.org/api/ark")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		base, _ := cmd.Flags().GetString("api")
+		c, err := newAPIClient(base, os.Getenv(apiKeyEnv), &http.Client{Timeout: 5 * time.Minute})
+		if err != nil {
+			return err
+		}
+		return run(cmd, c, args)
+	}
+	return cmd
+}
+
+// bindFlags adds the flags of a binding: --status, --no-passthrough.
+func bindFlags(cmd *cobra.Command) {
+	cmd.Flags().Int("status", 0, "The answer: 302 (default for URLs), 303, 307, or 200 (default for local paths)")
+	cmd.Flags().Bool("no-passthrough", false, "Descendants (the identifier with a qualifier) do not resolve through it")
+}
+
+// bindFromFlags reads the flags bindFlags added, for target.
+func bindFromFlags(cmd *cobra.Command, target string) *bindRequest {
+	status, _ := cmd.Flags().GetInt("status")
+	noPass, _ := cmd.Flags().GetBool("no-passthrough")
+	b := &bindRequest{Target: target, Status: status}
+	if noPass {
+		b.Passthrough = new(bool)
+	}
+	return b
+}
+
+// mintCommand builds `caddy ark mint`.
+func mintCommand() *cobra.Command {
+	cmd := apiCommand("mint --api <url> [-n <count>] [--target <target>] <shoulder>",
+		"Mints new identifiers under a shoulder through the API", `
+Mints -n new identifiers (default 1, at most 1000) under a shoulder that has
+a minter, such as ark:12345/x5, and prints them one a line. With --target,
+each is bound at once; "{id}" in the target stands for the new identifier.
+`, cobra.ExactArgs(1), func(cmd *cobra.Command, c *apiClient, args []string) error {
+			n, _ := cmd.Flags().GetInt("n")
+			target, _ := cmd.Flags().GetString("target")
+			var bind *bindRequest
+			if target != "" {
+				bind = bindFromFlags(cmd, target)
+			}
+			return c.mintIDs(cmd.Context(), args[0], n, bind, cmd.OutOrStdout())
+		})
+	cmd.Flags().IntP("n", "n", 1, "How many identifiers to mint")
+	cmd.Flags().String("target", "", "Bind each new identifier to this target; {id} stands for it")
+	bindFlags(cmd)
+	return cmd
+}
+
+// bindCommand builds `caddy ark bind`.
+func bindCommand() *cobra.Command {
+	cmd := apiCommand("bind --api <url> [--status <status>] <id> <target>",
+		"Binds an identifier to a target through the API", `
+Creates or updates the binding of an identifier: a local path or an absolute
+http(s) URL. Prints the binding as stored, with its new version.
+`, cobra.ExactArgs(2), func(cmd *cobra.Command, c *apiClient, args []string) error {
+			return c.bindID(cmd.Context(), args[0], bindFromFlags(cmd, args[1]), cmd.OutOrStdout())
+		})
+	bindFlags(cmd)
+	return cmd
+}
+
+// withdrawCommand builds `caddy ark withdraw`.
+func withdrawCommand() *cobra.Command {
+	return apiCommand("withdraw --api <url> <id> <reason>",
+		"Withdraws an identifier through the API", `
+Withdraws an identifier for good: it answers 410 Gone with the reason from
+then on, and is never bound or minted again.
+`, cobra.ExactArgs(2), func(cmd *cobra.Command, c *apiClient, args []string) error {
+			return c.withdrawID(cmd.Context(), args[0], args[1], cmd.OutOrStdout())
+		})
+}
+
+// exportCommand builds `caddy ark export`: a compiled table, or with
+// --api the API's store, written as a JSON table.
+func exportCommand() *cobra.Command {
+	cmd := apiCommand("export <compiled table> | export --api <url>",
+		"Writes a compiled table, or the API's store, as a JSON table", `
+With a file, writes the compiled table <file> to standard output as a JSON
+table file, one entry a line, identifiers in normal form, in the order they
+were compiled. Compiling the output again gives the same table. The checksum
+is verified first.
+
+With --api, prints every identifier of the API's store that the key may read
+as a table file, which caddy ark check and the table subdirective read.
+`, cobra.MaximumNArgs(1), func(cmd *cobra.Command, c *apiClient, _ []string) error {
+			return c.exportTable(cmd.Context(), cmd.OutOrStdout())
+		})
+	apiRun := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		api, _ := cmd.Flags().GetString("api")
+		switch {
+		case len(args) == 1 && api == "":
+			return exportTable(args[0], cmd.OutOrStdout())
+		case len(args) == 0 && api != "":
+			return apiRun(cmd, args)
+		}
+		return errors.New("give either a compiled table file or --api <url>, not both or neither")
+	}
+	return cmd
+}
+
+// hashKeyCommand builds `caddy ark hash-key`.
+func hashKeyCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hash-key [--new]",
+		Short: "Prints the SHA-256 hash of an API key, for the api configuration",
+		Long: `
+Reads an API key from standard input and prints its SHA-256 hash, which the
+api subdirective's key lines and key files take (printf %s "$KEY" | sha256sum
+gives the same). With --new, makes a new random key and prints it, then its
+hash: keep the key secret, configure the hash.
+`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var key string
+			if fresh, _ := cmd.Flags().GetBool("new"); fresh {
+				key = newKey()
+				fmt.Fprintln(cmd.OutOrStdout(), key)
+			} else {
+				data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 4096))
+				if err != nil {
+					return err
+				}
+				key = string(data)
+			}
+			hash, err := hashKey(key)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), hash)
+			return nil
+		},
+	}
+	cmd.Flags().Bool("new", false, "Make a new random key")
 	return cmd
 }

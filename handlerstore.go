@@ -18,10 +18,11 @@ type handlerStore struct {
 }
 
 // openStore loads the configured store module, the bolt store in Caddy's
-// data directory when minters need one and none is configured, and
+// data directory when minters or the API need one and none is
+// configured, and
 // watches it to keep the cache true.
 func (h *Handler) openStore(ctx caddy.Context) error {
-	if h.StoreRaw == nil && len(h.Minters) > 0 {
+	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil) {
 		h.StoreRaw = json.RawMessage(`{"backend":"bolt"}`)
 	}
 	if h.StoreRaw == nil {

@@ -46,6 +46,8 @@ type Handler struct {
 	// Table files: JSON objects {"entries": [...]} holding Entry objects.
 	// They are read as streams when the configuration loads; a bad entry
 	// or two equivalent identifiers with different targets fail the load.
+	// Or one compiled table (`caddy ark compile`), recognized by its
+	// content and mapped in memory rather than read.
 	Tables []string `json:"tables,omitempty"`
 
 	// Entries given in the configuration itself, checked like table
@@ -90,6 +92,13 @@ type Handler struct {
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
 
+	// Whether to check a compiled table's whole-file checksum when it is
+	// opened, at every load and reload. This reads the whole file, so
+	// opening takes as long as reading it from disk; without it, opening
+	// checks the header and the structure only, and each lookup checks
+	// the record it answers from.
+	VerifyTables bool `json:"verify_tables,omitempty"`
+
 	// The name of the organization that assigns this site's identifiers,
 	// such as "Example Museum": ?info's commitment names it as "who" (else
 	// the site's host), and the HTML pages link it to the site's home page.
@@ -111,12 +120,16 @@ type Handler struct {
 	// Host header on a catch-all site never reaches a link.
 	BaseURL string `json:"base_url,omitempty"`
 
+	// The management API, which mints, binds and withdraws identifiers in
+	// the store over HTTP under a path of the site. Off when absent.
+	API *API `json:"api,omitempty"`
+
 	// The store read after the table files, holding the identifiers
 	// minted, bound and withdrawn through the API: a module in the
 	// ark.stores namespace named by "backend", such as {"backend": "bolt",
 	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
-	// unless minters are configured: they get the bolt store in Caddy's
-	// data directory.
+	// unless minters or the API are configured: they get the bolt store in
+	// Caddy's data directory.
 	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
 
 	// Minters for shoulders: the names they mint are kept in the store.
@@ -155,15 +168,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var err error
+	if h.API != nil {
+		if err := h.API.provision(); err != nil {
+			return err
+		}
+	}
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}
 	if h.minters, err = compileMinters(h.Minters); err != nil {
 		return err
-	}
-	for _, m := range h.minters { // every label from the start, at 0
-		arkMetrics.minted.WithLabelValues(m.shoulder)
-		arkMetrics.mintsFull.WithLabelValues(m.shoulder)
 	}
 	if err := h.openStore(ctx); err != nil {
 		return err
@@ -185,7 +199,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 // newResolver builds a resolver for table tbl from the configuration:
 // templates and a new cache.
-func (h *Handler) newResolver(tbl *table) (*resolver, error) {
+func (h *Handler) newResolver(tbl entryTable) (*resolver, error) {
 	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
 	for _, n := range h.NAANs {
 		naan, err := parseNAAN(n)
@@ -215,7 +229,7 @@ func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 	}
 	rs.table = tbl
 	rs.store, rs.stored, rs.minters = h.stores.store, h.stores.cache, h.minters
-	for naan := range rs.table.naans {
+	for _, naan := range rs.table.naanList() {
 		rs.ours[naan] = struct{}{}
 	}
 	var err error

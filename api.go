@@ -1,0 +1,219 @@
+package ark
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// API is the management API: identifiers minted, bound, updated and
+// withdrawn over HTTP, in the handler's store, under a path prefix of the
+// site. README.md ("The API") describes its requests.
+type API struct {
+	// The path under which the API answers, such as "/api/ark". Requests
+	// for other paths are not the API's.
+	Prefix string `json:"prefix"`
+
+	// The keys that may use the API.
+	Keys []APIKey `json:"keys,omitempty"`
+
+	// Files of more keys, one a line: "<name> <sha256-hex> <scope>...".
+	// They are read when the configuration loads.
+	KeyFiles []string `json:"key_files,omitempty"`
+
+	// The largest request body of a bulk change or an import, in bytes.
+	// Default 64 MiB.
+	MaxBody int64 `json:"max_body,omitempty"`
+
+	keys map[string]*apiKey // by the SHA-256 hash of the key
+}
+
+// defaultMaxBody is the default max_body.
+const defaultMaxBody = 64 << 20
+
+// provision checks the API's configuration and reads its key files.
+func (a *API) provision() error {
+	if !strings.HasPrefix(a.Prefix, "/") || strings.HasSuffix(a.Prefix, "/") || len(a.Prefix) < 2 {
+		return fmt.Errorf("api: prefix %q: a path such as /api/ark, starting with / and not ending with one", a.Prefix)
+	}
+	if isARKOrURNPath(a.Prefix) {
+		return fmt.Errorf("api: prefix %q: identifiers are answered there; choose another path", a.Prefix)
+	}
+	if a.MaxBody < 0 {
+		return fmt.Errorf("api: max_body %d: must be positive", a.MaxBody)
+	}
+	keys := a.Keys
+	for _, f := range a.KeyFiles {
+		more, err := readKeyFile(f)
+		if err != nil {
+			return fmt.Errorf("api: key_file %w", err)
+		}
+		keys = append(keys, more...)
+	}
+	if len(keys) == 0 {
+		return errors.New("api: no keys: give key <name> <sha256-hex> <scope>... or key_file <file>")
+	}
+	a.keys = map[string]*apiKey{}
+	names := map[string]bool{}
+	for _, k := range keys {
+		hash, c, err := compileKey(k)
+		if err != nil {
+			return fmt.Errorf("api: %w", err)
+		}
+		if names[k.Name] || a.keys[hash] != nil {
+			return fmt.Errorf("api: key %s: its name or hash is given twice", k.Name)
+		}
+		names[k.Name] = true
+		a.keys[hash] = c
+	}
+	return nil
+}
+
+func (a *API) maxBody() int64 {
+	if a.MaxBody == 0 {
+		return defaultMaxBody
+	}
+	return a.MaxBody
+}
+
+// isARKOrURNPath reports whether path starts with /ark: or /urn:.
+func isARKOrURNPath(path string) bool {
+	return len(path) >= 5 && (strings.EqualFold(path[1:5], "ark:") || strings.EqualFold(path[1:5], "urn:"))
+}
+
+// routes returns the API request that r is: its route and the rest of the
+// path after the route's name, escaped; ok is false when r is not for the
+// API at all.
+func (a *API) route(r *http.Request) (route, rest string, ok bool) {
+	p := r.URL.EscapedPath()
+	if r.URL.RawPath != "" {
+		p = r.URL.RawPath
+	}
+	rest, ok = strings.CutPrefix(p, a.Prefix)
+	if !ok || (rest != "" && rest[0] != '/') {
+		return "", "", false
+	}
+	route, rest, _ = strings.Cut(strings.TrimPrefix(rest, "/"), "/")
+	return route, rest, true
+}
+
+// serveAPI answers a request for the API.
+func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest string) error {
+	a := h.API
+	key, err := a.authenticate(r)
+	if err != nil {
+		desc := ""
+		if errors.Is(err, errWrongKey) {
+			desc = `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ark"`+desc)
+		return writeAPIError(w, http.StatusUnauthorized, err.Error())
+	}
+	rs := h.resolver.Load()
+	if rs == nil {
+		w.Header().Set("Retry-After", retryAfter)
+		return writeAPIError(w, http.StatusServiceUnavailable, "the configuration is being replaced")
+	}
+	c := &apiCall{h: h, rs: rs, store: h.Store(), key: key, w: w, r: r}
+	switch {
+	case route == "id" && rest != "":
+		return c.serveID(rest)
+	case route == "withdraw" && rest != "":
+		return c.only(http.MethodPost, func() error { return c.withdraw(rest) })
+	case route == "mint" && rest != "":
+		return c.only(http.MethodPost, func() error { return c.mint(rest) })
+	case route == "bulk" && rest == "":
+		return c.only(http.MethodPost, c.bulk)
+	case route == "export" && rest == "":
+		return c.only(http.MethodGet, c.export)
+	case route == "import" && rest == "":
+		return c.only(http.MethodPost, c.importTable)
+	}
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export and import")
+}
+
+// apiCall is one request to the API, authenticated.
+type apiCall struct {
+	h     *Handler
+	rs    *resolver
+	store Store
+	key   *apiKey
+	w     http.ResponseWriter
+	r     *http.Request
+}
+
+// only runs serve when the request's method is method, else answers 405.
+func (c *apiCall) only(method string, serve func() error) error {
+	if c.r.Method != method {
+		c.w.Header().Set("Allow", method)
+		return writeAPIError(c.w, http.StatusMethodNotAllowed, "use "+method)
+	}
+	return serve()
+}
+
+// apiError is a refusal with its status.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func refuse(status int, format string, args ...any) *apiError {
+	return &apiError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// storeError turns an error of the store into a refusal for key.
+func storeError(key string, err error) *apiError {
+	var ie *ImportError
+	switch {
+	case errors.As(err, &ie):
+		return refuse(http.StatusConflict, "entry %d (%s): %v", ie.Index, ie.Key, ie.Err)
+	case errors.Is(err, ErrNotFound):
+		return refuse(http.StatusNotFound, "%s: %v", key, err)
+	case errors.Is(err, ErrPrecondition):
+		return refuse(http.StatusPreconditionFailed, "%s: %v", key, err)
+	case errors.Is(err, ErrWithdrawn), errors.Is(err, ErrConflict):
+		return refuse(http.StatusConflict, "%s: %v", key, err)
+	}
+	// Anything else is the store failing to read or write: as resolution
+	// does, answer that it is unavailable, for now.
+	if errors.Is(err, ErrUnavailable) {
+		return refuse(http.StatusServiceUnavailable, "%v", err)
+	}
+	return refuse(http.StatusServiceUnavailable, "%v: %v", ErrUnavailable, err)
+}
+
+// fail answers with err, a refusal or an internal error.
+func (c *apiCall) fail(err error) error {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = storeError("", err)
+	}
+	if ae.status == http.StatusServiceUnavailable {
+		c.w.Header().Set("Retry-After", retryAfter)
+	}
+	return writeAPIError(c.w, ae.status, ae.msg)
+}
+
+// writeAPIError answers with status and a JSON object holding the reason.
+func writeAPIError(w http.ResponseWriter, status int, reason string) error {
+	return writeJSON(w, status, map[string]any{"status": status, "error": reason})
+}
+
+// writeJSON answers with status and v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// etag is the ETag of a binding's version.
+func etag(version uint64) string { return `"` + strconv.FormatUint(version, 10) + `"` }

@@ -1,0 +1,146 @@
+package ark
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// withdrawnMeta is the metadata key that carries a withdrawn identifier's
+// reason in an exported table file, and back into the store on import.
+const withdrawnMeta = "withdrawn"
+
+// export answers GET export: the store's bindings that the key may read,
+// as a table file, streamed in key order. Names minted but not bound yet
+// are left out: a table has no way to hold them.
+func (c *apiCall) export() error {
+	c.w.Header().Set("Content-Type", "application/json")
+	c.w.Header().Set("Content-Disposition", `attachment; filename="ark-export.json"`)
+	out := bufio.NewWriterSize(c.w, 64<<10)
+	started := false
+	err := c.store.Each(c.r.Context(), func(b *Binding) error {
+		if b.Status == 0 || !c.key.may(false, b.Key) {
+			return nil
+		}
+		sep := ",\n"
+		if !started {
+			c.w.WriteHeader(http.StatusOK)
+			sep = "{\"entries\": [\n"
+			started = true
+		}
+		data, err := json.Marshal(exportEntry(b))
+		if err != nil {
+			return err
+		}
+		_, _ = out.WriteString(sep)
+		_, err = out.Write(data)
+		return err
+	})
+	if err != nil && !started {
+		return c.fail(storeError("", err))
+	}
+	if err != nil {
+		return err // the answer has started: cut it short, so it does not load
+	}
+	if !started {
+		c.w.WriteHeader(http.StatusOK)
+		_, _ = out.WriteString("{\"entries\": [")
+	}
+	_, _ = out.WriteString("\n]}\n")
+	return out.Flush()
+}
+
+// exportEntry is b as a table entry.
+func exportEntry(b *Binding) Entry {
+	e := Entry{ID: b.Key, Target: b.Target, Status: b.Status, Meta: b.Meta}
+	if !b.Passthrough {
+		e.Passthrough = new(bool)
+	}
+	if b.Reason != "" {
+		e.Meta = make(map[string]string, len(b.Meta)+1)
+		for k, v := range b.Meta {
+			e.Meta[k] = v
+		}
+		e.Meta[withdrawnMeta] = b.Reason
+	}
+	return e
+}
+
+// importTable answers POST import: a table file into the store, all of it
+// or, at the first entry refused, none of it.
+func (c *apiCall) importTable() error {
+	limit := c.h.API.maxBody()
+	if c.r.ContentLength > limit {
+		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
+	}
+	var bs []*Binding
+	tr := newTableReader(http.MaxBytesReader(c.w, c.r.Body, limit))
+	_, err := tr.each(func(e *Entry) error {
+		b, err := c.importBinding(e)
+		if err != nil {
+			return err
+		}
+		bs = append(bs, b)
+		return nil
+	})
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		var ae *apiError
+		switch {
+		case errors.As(err, &tooLarge):
+			return c.fail(refuse(http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, %s", formatBytes(limit)))
+		case errors.As(err, &ae):
+			return c.fail(refuse(ae.status, "line %d: entry %d: %s", tr.line, len(bs), ae.msg))
+		}
+		return c.fail(refuse(http.StatusBadRequest, "line %d: %v", tr.line, err))
+	}
+	i := 0
+	n, err := c.store.Import(c.r.Context(), func() (*Binding, error) {
+		if i == len(bs) {
+			return nil, io.EOF
+		}
+		i++
+		return bs[i-1], nil
+	}, c.key.name)
+	if err != nil {
+		return c.fail(storeError("", err))
+	}
+	return writeJSON(c.w, http.StatusOK, map[string]any{"entries": len(bs), "imported": n})
+}
+
+// importBinding checks one entry of an imported table.
+func (c *apiCall) importBinding(e *Entry) (*Binding, error) {
+	key, err := c.managedKey(e.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	reason := e.Meta[withdrawnMeta]
+	if e.Status == http.StatusGone && reason != "" {
+		meta := make(map[string]string, len(e.Meta))
+		for k, v := range e.Meta {
+			if k != withdrawnMeta {
+				meta[k] = v
+			}
+		}
+		e.Meta = meta
+	}
+	e.ID = key
+	_, _, a, err := e.compile()
+	if err != nil {
+		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
+	}
+	b := &Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
+	if b.Status == http.StatusGone {
+		b.Reason = reason
+		if b.Reason == "" {
+			b.Reason = fmt.Sprintf("withdrawn in an imported table (no %q in its meta)", withdrawnMeta)
+		}
+	}
+	if len(b.Meta) == 0 {
+		b.Meta = nil
+	}
+	return b, nil
+}

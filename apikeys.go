@@ -1,0 +1,166 @@
+package ark
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// APIKey is a bearer key of the management API. Only the SHA-256 hash of
+// the key is configured: `caddy ark hash-key` or
+// `printf %s "$KEY" | sha256sum` makes it.
+type APIKey struct {
+	// The key's name, recorded in the history of every change it makes.
+	Name string `json:"name"`
+
+	// The SHA-256 hash of the key, 64 hexadecimal digits.
+	Hash string `json:"hash"`
+
+	// What the key may do, each "read:<prefix>" or "write:<prefix>", where
+	// <prefix> is a NAAN or shoulder ("ark:12345", "ark:12345/x5"), a URN
+	// namespace ("urn:isbn") or "*" for every identifier. Write includes
+	// read.
+	Scopes []string `json:"scopes"`
+}
+
+// apiKey is an APIKey compiled for checking requests.
+type apiKey struct {
+	name   string
+	scopes []scope
+}
+
+// scope is one compiled scope.
+type scope struct {
+	write bool
+	all   bool   // "*"
+	naan  string // an ARK prefix's NAAN
+	name  string // its shoulder, "" for the whole NAAN
+	urn   string // a URN prefix, "urn:<nid>:"
+}
+
+// compileKey checks k and returns it compiled, with its hash decoded.
+func compileKey(k APIKey) (string, *apiKey, error) {
+	if k.Name == "" || strings.ContainsFunc(k.Name, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return "", nil, fmt.Errorf("key %q: a name is one word without spaces", k.Name)
+	}
+	sum, err := hex.DecodeString(k.Hash)
+	if err != nil || len(sum) != sha256.Size {
+		return "", nil, fmt.Errorf("key %s: %q is not a SHA-256 hash (64 hexadecimal digits); make one with caddy ark hash-key", k.Name, k.Hash)
+	}
+	if len(k.Scopes) == 0 {
+		return "", nil, fmt.Errorf("key %s: no scope: give read:<prefix> or write:<prefix>", k.Name)
+	}
+	c := &apiKey{name: k.Name}
+	for _, s := range k.Scopes {
+		sc, err := parseScope(s)
+		if err != nil {
+			return "", nil, fmt.Errorf("key %s: %w", k.Name, err)
+		}
+		c.scopes = append(c.scopes, sc)
+	}
+	return string(sum), c, nil
+}
+
+// parseScope reads "read:<prefix>" or "write:<prefix>".
+func parseScope(s string) (scope, error) {
+	access, prefix, ok := strings.Cut(s, ":")
+	var sc scope
+	switch {
+	case !ok || (access != "read" && access != "write"):
+		return sc, fmt.Errorf("scope %q: write read:<prefix> or write:<prefix>, such as write:ark:12345/x5", s)
+	case prefix == "*":
+		sc.all = true
+	case len(prefix) > 4 && strings.EqualFold(prefix[:4], "urn:"):
+		nid := strings.ToLower(strings.TrimSuffix(prefix[4:], ":"))
+		if nid == "" || strings.ContainsAny(nid, ":/?#") {
+			return sc, fmt.Errorf("scope %q: a URN scope names one namespace, such as urn:isbn", s)
+		}
+		sc.urn = "urn:" + nid + ":"
+	default:
+		naan, shoulder, err := parsePrefix(prefix)
+		if err != nil {
+			return sc, fmt.Errorf("scope %q: %w", s, err)
+		}
+		sc.naan, sc.name = naan, shoulder
+	}
+	sc.write = access == "write"
+	return sc, nil
+}
+
+// covers reports whether sc covers the normalized identifier key.
+func (sc *scope) covers(key string) bool {
+	switch {
+	case sc.all:
+		return true
+	case sc.urn != "":
+		return strings.HasPrefix(key, sc.urn)
+	}
+	a, err := normalize.ParseARK(key)
+	return err == nil && a.NAAN() == sc.naan && strings.HasPrefix(a.Name(), sc.name)
+}
+
+// may reports whether the key may read (write false) or write key.
+func (k *apiKey) may(write bool, key string) bool {
+	for i := range k.scopes {
+		if sc := &k.scopes[i]; (sc.write || !write) && sc.covers(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// readKeyFile reads a key file: one key a line, "<name> <sha256-hex>
+// <scope>...", blank lines and lines starting with "#" skipped.
+func readKeyFile(name string) ([]APIKey, error) {
+	f, err := openRegular(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var keys []APIKey
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		if len(fields) < 3 {
+			return nil, fmt.Errorf("%s:%d: want <name> <sha256-hex> <scope>...", name, line)
+		}
+		k := APIKey{Name: fields[0], Hash: fields[1], Scopes: fields[2:]}
+		if _, _, err := compileKey(k); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return keys, nil
+}
+
+// errNoKey and errWrongKey are the two ways a request is unauthenticated.
+var (
+	errNoKey    = errors.New("this API needs a key: send Authorization: Bearer <key>")
+	errWrongKey = errors.New("the key is not known here")
+)
+
+// authenticate returns the key that r carries.
+func (a *API) authenticate(r *http.Request) (*apiKey, error) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return nil, errNoKey
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	k, ok := a.keys[string(sum[:])]
+	if !ok {
+		return nil, errWrongKey
+	}
+	return k, nil
+}

@@ -1,0 +1,145 @@
+package ark
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// apiKeyEnv is the environment variable the API commands take their key
+// from, so that it stays out of the shell history and ps.
+const apiKeyEnv = "ARK_API_KEY"
+
+// apiClient calls the management API for the caddy ark commands.
+type apiClient struct {
+	base   string // the API's URL: scheme, host and prefix
+	key    string
+	client *http.Client
+}
+
+// newAPIClient checks base and key and returns a client for them.
+func newAPIClient(base, key string, client *http.Client) (*apiClient, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--api %q: give the API's URL, such as https://example.org/api/ark", base)
+	}
+	if key == "" {
+		return nil, fmt.Errorf("no key: set %s to the API key", apiKeyEnv)
+	}
+	return &apiClient{base: strings.TrimSuffix(base, "/"), key: key, client: client}, nil
+}
+
+// call sends one request; out, if not nil, receives the JSON answer of a
+// success. A refusal is returned as an error with its status and reason.
+func (c *apiClient) call(ctx context.Context, method, path string, body any, out any) error {
+	var in io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		in = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, in)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		var refusal struct{ Error string }
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if json.Unmarshal(data, &refusal) != nil || refusal.Error == "" {
+			refusal.Error = strings.TrimSpace(string(data))
+		}
+		return fmt.Errorf("%s: %s", resp.Status, terminalSafe(refusal.Error))
+	}
+	if w, ok := out.(io.Writer); ok {
+		_, err = io.Copy(w, resp.Body)
+		return err
+	}
+	if out != nil {
+		return json.NewDecoder(resp.Body).Decode(out)
+	}
+	return nil
+}
+
+// idPath is the API path of id: escaped as little as a path needs.
+func idPath(route, id string) string {
+	return "/" + route + "/" + (&url.URL{Path: id}).EscapedPath()
+}
+
+// mintIDs mints n names under shoulder, bound to target when it is not
+// empty, and writes them to w, one a line.
+func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *bindRequest, w io.Writer) error {
+	var out struct {
+		IDs []string `json:"ids"`
+	}
+	var body any
+	if bind != nil {
+		body = bind
+	}
+	if err := c.call(ctx, http.MethodPost, idPath("mint", shoulder)+"?n="+strconv.Itoa(n), body, &out); err != nil {
+		return err
+	}
+	for _, id := range out.IDs {
+		fmt.Fprintln(w, id)
+	}
+	return nil
+}
+
+// bindID creates or updates the binding of id and writes it as stored.
+func (c *apiClient) bindID(ctx context.Context, id string, bind *bindRequest, w io.Writer) error {
+	var b Binding
+	if err := c.call(ctx, http.MethodPut, idPath("id", id), bind, &b); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s %d %s (version %d)\n", b.Key, b.Status, b.Target, b.Version)
+	return nil
+}
+
+// withdrawID withdraws id for reason.
+func (c *apiClient) withdrawID(ctx context.Context, id, reason string, w io.Writer) error {
+	var b Binding
+	if err := c.call(ctx, http.MethodPost, idPath("withdraw", id), withdrawRequest{Reason: reason}, &b); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s 410 withdrawn: %s (version %d)\n", b.Key, b.Reason, b.Version)
+	return nil
+}
+
+// exportTable writes the store as a table file to w.
+func (c *apiClient) exportTable(ctx context.Context, w io.Writer) error {
+	return c.call(ctx, http.MethodGet, "/export", nil, w)
+}
+
+// hashKey returns the SHA-256 hash of a key, as the api configuration
+// takes it.
+func hashKey(key string) (string, error) {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return "", errors.New("the key is empty")
+	}
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// newKey returns a new random key, of 128 bits.
+func newKey() string { return rand.Text() }
