@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bench/pgload.sh: store-bound identifiers through a real Caddy, for the
+# embedded bbolt store and for PostgreSQL (a throwaway cluster on
+# loopback, PostgreSQL's default settings), in one run:
+#   - redirect throughput of a hot set of N bound identifiers (cached)
+#     against Caddy `respond` on the same Caddy, wrk -t1 -c50, RUNS runs each;
+#   - bind latency (sequential PUTs) and mint throughput (16 clients)
+#     through the API, with bench/apiload.
+# Prints one line per figure; run it under `flock /tmp/ark-bench.lock`.
+#
+#   bench/pgload.sh                     # N=1000 RUNS=3 DUR=10s
+#   N=10000 RUNS=1 DUR=5s bench/pgload.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=${N:-1000}
+RUNS=${RUNS:-3}
+DUR=${DUR:-10s}
+out=bench/out/pgload
+mkdir -p "$out"
+
+freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+waitport() { for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done; return 1; }
+
+go build -o "$out/caddy" ./cmd/caddy
+go build -o "$out/apiload" ./bench/apiload
+
+bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+pgdir=$(mktemp -d /tmp/ark-pgload-XXXXXX)
+as=()
+if [ "$(id -u)" -eq 0 ]; then
+	chown postgres: "$pgdir"
+	as=(runuser -u postgres --)
+fi
+pgport=$(freeport)
+caddy_pid=""
+cleanup() {
+	[ -n "$caddy_pid" ] && kill "$caddy_pid" 2>/dev/null || true
+	"${as[@]}" "$bin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 || true
+	rm -rf "$pgdir"
+}
+trap cleanup EXIT
+(cd "$pgdir" && "${as[@]}" "$bin/initdb" -D "$pgdir/data" -U ark -A trust --no-instructions >/dev/null)
+(cd "$pgdir" && "${as[@]}" "$bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w \
+	-o "-p $pgport -k $pgdir -c listen_addresses=127.0.0.1" start >/dev/null)
+dsn="postgres://ark@127.0.0.1:$pgport/postgres?sslmode=disable"
+
+export ARK_API_KEY=bench-key
+hash=$(printf %s "$ARK_API_KEY" | sha256sum | cut -d' ' -f1)
+pin_server=() pin_wrk=()
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	pin_server=(taskset -c 0) pin_wrk=(taskset -c 1)
+fi
+
+echo "uptime before: $(uptime)"
+for store in bolt postgres; do
+	case $store in
+	bolt) line="store bolt $out/store.db"; rm -f "$out/store.db" ;;
+	postgres) line="store postgres $dsn" ;;
+	esac
+	p1=$(freeport) p2=$(freeport)
+	cat >"$out/$store.Caddyfile" <<EOF
+{
+	admin off
+	persist_config off
+	log {
+		output discard
+	}
+}
+:$p1 {
+	bind 127.0.0.1
+	respond "ok" 200
+}
+:$p2 {
+	bind 127.0.0.1
+	ark {
+		naan 12345
+		$line
+		minter ark:12345/m1 .zdddd
+		api /api/ark {
+			key bench $hash write:ark:12345
+		}
+	}
+	respond 404
+}
+EOF
+	XDG_DATA_HOME="$out/data" "${pin_server[@]}" "$out/caddy" run --config "$out/$store.Caddyfile" --adapter caddyfile >"$out/$store.log" 2>&1 &
+	caddy_pid=$!
+	waitport "$p2"
+	api="http://127.0.0.1:$p2/api/ark"
+	"$out/apiload" -api "$api" -mode fill -n "$N" -keys "$out/keys.txt" | sed "s/^/$store /"
+	"$out/apiload" -api "$api" -mode bind -n 500 | sed "s/^/$store /"
+	"$out/apiload" -api "$api" -mode mint -n 2000 -c 16 -shoulder ark:12345/m1 | sed "s/^/$store /"
+	for r in $(seq "$RUNS"); do
+		for target in "ark $p2" "respond $p1"; do
+			set -- $target
+			rps=$("${pin_wrk[@]}" timeout 120 wrk -t1 -c50 -d"$DUR" -s bench/wrk/arks.lua "http://127.0.0.1:$2" -- keys="$out/keys.txt" mode=canonical |
+				awk '/Requests\/sec/ {print $2}')
+			echo "$store run=$r $1 req_per_s=$rps"
+		done
+	done
+	kill "$caddy_pid"
+	wait "$caddy_pid" 2>/dev/null || true
+	caddy_pid=""
+done
+echo "uptime after: $(uptime)"

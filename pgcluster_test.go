@@ -1,0 +1,252 @@
+package ark
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgCluster is a throwaway PostgreSQL server for tests: a cluster made by
+// initdb in a temp dir, listening on a free loopback port and on a Unix
+// socket in that dir, with trust authentication for the superuser "ark".
+// Tests run as root start it as an unprivileged user (initdb refuses
+// root).
+type pgCluster struct {
+	bin  string // the directory of initdb, pg_ctl, postgres
+	dir  string // the temp dir: data/, the socket, the server log
+	port int
+	as   string // the user the server runs as; "" for this process's
+	dbs  atomic.Int64
+}
+
+// pgBinDir finds PostgreSQL's server binaries: Debian's
+// /usr/lib/postgresql/<version>/bin, newest first, then pg_ctl on PATH.
+func pgBinDir() string {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool {
+		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
+		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
+		return vi > vj
+	})
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d
+		}
+	}
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "initdb")); err == nil {
+			return filepath.Dir(p)
+		}
+	}
+	return ""
+}
+
+// needPostgres returns the PostgreSQL binaries' directory. Without them
+// the test is skipped, except under CI=true, where it fails: CI installs
+// them (.ci/run).
+func needPostgres(t testing.TB) string {
+	t.Helper()
+	bin := pgBinDir()
+	if bin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("PostgreSQL server binaries (initdb, pg_ctl) not found in /usr/lib/postgresql/*/bin or on PATH; .ci/run installs Debian's postgresql package")
+		}
+		t.Skip("PostgreSQL server binaries (initdb, pg_ctl) not found in /usr/lib/postgresql/*/bin or on PATH: install Debian's postgresql package to run this test")
+	}
+	return bin
+}
+
+// startPostgres initdbs and starts a cluster of its own, which is stopped
+// and removed when the test ends. Tests that stop or restart the server
+// use it; the others share one (sharedPostgres).
+func startPostgres(t testing.TB) *pgCluster {
+	t.Helper()
+	c, err := newPGCluster(needPostgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.remove)
+	return c
+}
+
+var shared struct {
+	once sync.Once
+	c    *pgCluster
+	err  error
+}
+
+// sharedPostgres returns the cluster the tests of this package share,
+// started the first time a test asks for it and removed by TestMain.
+func sharedPostgres(t testing.TB) *pgCluster {
+	t.Helper()
+	bin := needPostgres(t)
+	shared.once.Do(func() { shared.c, shared.err = newPGCluster(bin) })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.c
+}
+
+// removeSharedPostgres stops and removes the shared cluster, if a test
+// started it.
+func removeSharedPostgres() {
+	if shared.c != nil {
+		shared.c.remove()
+	}
+}
+
+func newPGCluster(bin string) (c *pgCluster, err error) {
+	c = &pgCluster{bin: bin}
+	if os.Geteuid() == 0 {
+		c.as = "nobody"
+		if _, err := user.Lookup("postgres"); err == nil {
+			c.as = "postgres"
+		}
+	}
+	// Not t.TempDir: its parents are private to this process's user.
+	c.dir, err = os.MkdirTemp("", "ark-pg-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(c.dir)
+		}
+	}()
+	if c.as != "" {
+		u, err := user.Lookup(c.as)
+		if err != nil {
+			return nil, err
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(c.dir, uid, gid); err != nil {
+			return nil, err
+		}
+	}
+	if out, err := c.run("initdb", "-D", c.data(), "-U", "ark", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
+		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	c.port = l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *pgCluster) data() string { return filepath.Join(c.dir, "data") }
+
+// run runs one of the cluster's binaries as the cluster's user.
+func (c *pgCluster) run(name string, args ...string) ([]byte, error) {
+	path := filepath.Join(c.bin, name)
+	var cmd *exec.Cmd
+	if c.as != "" {
+		cmd = exec.Command("runuser", append([]string{"-u", c.as, "--", path}, args...)...)
+	} else {
+		cmd = exec.Command(path, args...)
+	}
+	cmd.Dir = c.dir
+	return cmd.CombinedOutput()
+}
+
+// start starts the server and waits until it accepts connections. It
+// keeps PostgreSQL's defaults (fsync on): the benchmarks use it too.
+func (c *pgCluster) start() error {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", c.port, c.dir)
+	out, err := c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start")
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
+		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	return nil
+}
+
+// stop stops the server (fast shutdown: sessions are disconnected).
+func (c *pgCluster) stop() error {
+	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "-t", "60", "stop")
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// remove stops the server if it runs and deletes the cluster.
+func (c *pgCluster) remove() {
+	if _, err := os.Stat(filepath.Join(c.data(), "postmaster.pid")); err == nil {
+		_ = c.stop()
+	}
+	os.RemoveAll(c.dir)
+}
+
+// dsn is the connection string of database db over loopback TCP.
+func (c *pgCluster) dsn(db string) string {
+	return fmt.Sprintf("postgres://ark@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
+}
+
+// createDB creates an empty database of its own for a test and returns
+// its DSN.
+func (c *pgCluster) createDB(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), c.dbs.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.dsn("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	return c.dsn(name)
+}
+
+// TestPGCluster checks the helper itself: a started cluster answers over
+// TCP and the Unix socket, and is gone after remove.
+func TestPGCluster(t *testing.T) {
+	c, err := newPGCluster(needPostgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.remove()
+	ctx := context.Background()
+	for _, dsn := range []string{
+		c.dsn("postgres"),
+		fmt.Sprintf("host=%s port=%d user=ark dbname=postgres", c.dir, c.port),
+	} {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatalf("%s: %v", dsn, err)
+		}
+		var one int
+		if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+			t.Errorf("%s: SELECT 1 = %d, %v", dsn, one, err)
+		}
+		conn.Close(ctx)
+	}
+	c.remove()
+	if _, err := os.Stat(c.dir); !os.IsNotExist(err) {
+		t.Errorf("cluster dir %s still there after remove: %v", c.dir, err)
+	}
+	if conn, err := pgx.Connect(ctx, c.dsn("postgres")); err == nil {
+		conn.Close(ctx)
+		t.Error("the server still answers after remove")
+	}
+}

@@ -1,0 +1,268 @@
+package ark
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func init() {
+	caddy.RegisterModule(new(PostgresStore))
+}
+
+// defaultPGSchema is the schema the store's tables live in by default.
+const defaultPGSchema = "ark"
+
+// defaultPGTimeout bounds each operation of a PostgreSQL store: beyond it
+// the server counts as unavailable (503 for an uncached identifier).
+const defaultPGTimeout = 2 * time.Second
+
+// PostgresStore keeps identifiers in a PostgreSQL database, so that many
+// Caddy nodes resolve, mint and bind against one set of identifiers. It
+// creates or migrates its tables under Schema when it starts, and tells
+// the nodes of each other's changes with LISTEN/NOTIFY and a change
+// sequence that a node re-reads after it reconnects.
+//
+// When the server is down or slower than Timeout, operations fail with
+// ErrUnavailable, and the store reconnects by itself.
+type PostgresStore struct {
+	// The connection string: a URL (postgres://user:password@host:port/db)
+	// or key=value pairs, as libpq takes them, including pgxpool's
+	// pool_* settings. Placeholders such as {env.ARK_PG_DSN} are
+	// replaced, so the password need not be in the config.
+	DSN string `json:"dsn,omitempty"`
+
+	// The schema that holds the store's tables; created when missing.
+	// Default: ark.
+	Schema string `json:"schema,omitempty"`
+
+	// The most connections the pool opens (besides one that listens for
+	// other nodes' changes). Default: pgxpool's, the larger of 4 and the
+	// number of CPUs.
+	MaxConns int32 `json:"max_conns,omitempty"`
+
+	// How long one operation (a lookup, a bind, a mint) may take,
+	// connecting included, before the server counts as unavailable.
+	// Imports and exports are not bounded. Default: 2s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+
+	key string     // the backend's key in pgBackends
+	b   *pgBackend // shared with every store of the same settings
+}
+
+// CaddyModule returns the Caddy module information.
+func (*PostgresStore) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "ark.stores.postgres",
+		New: func() caddy.Module { return new(PostgresStore) },
+	}
+}
+
+// pgBackends holds the running backends by their settings: a config reload
+// that keeps them keeps the connections and the listener.
+var pgBackends = caddy.NewUsagePool()
+
+// Provision connects to the server, unless an identical store already
+// runs, and creates or migrates the schema. A server that cannot be
+// reached does not fail the config: the store answers ErrUnavailable and
+// migrates when the server comes back.
+func (s *PostgresStore) Provision(ctx caddy.Context) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	settings := *s
+	settings.DSN = caddy.NewReplacer().ReplaceAll(s.DSN, "")
+	if settings.Schema == "" {
+		settings.Schema = defaultPGSchema
+	}
+	if settings.Timeout == 0 {
+		settings.Timeout = caddy.Duration(defaultPGTimeout)
+	}
+	key, err := json.Marshal(settings)
+	if err != nil {
+		return err
+	}
+	logger := ctx.Logger()
+	val, _, err := pgBackends.LoadOrNew(string(key), func() (caddy.Destructor, error) {
+		return newPGBackend(settings.DSN, settings.Schema, settings.MaxConns, time.Duration(settings.Timeout), logger)
+	})
+	if err != nil {
+		return err
+	}
+	s.key, s.b = string(key), val.(*pgBackend)
+	return registerPGMetrics(ctx)
+}
+
+// Validate checks the settings.
+func (s *PostgresStore) Validate() error {
+	if s.DSN == "" {
+		return errors.New("store postgres: dsn is required")
+	}
+	if s.Schema != "" && !validSchemaName(s.Schema) {
+		return fmt.Errorf("store postgres: schema %q: use letters, digits and _, starting with a letter or _, at most 63 bytes", s.Schema)
+	}
+	if s.MaxConns < 0 {
+		return fmt.Errorf("store postgres: max_conns %d: must be positive", s.MaxConns)
+	}
+	if s.Timeout < 0 {
+		return fmt.Errorf("store postgres: timeout %v: must be positive", time.Duration(s.Timeout))
+	}
+	return nil
+}
+
+// validSchemaName allows the names that need no quoting in SQL, so that
+// what the operator writes is what psql shows.
+func validSchemaName(name string) bool {
+	if len(name) == 0 || len(name) > 63 {
+		return false
+	}
+	for i, c := range name {
+		switch {
+		case c == '_', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Cleanup releases the backend; the last store using it closes it.
+func (s *PostgresStore) Cleanup() error {
+	if s.b == nil {
+		return nil
+	}
+	s.b = nil
+	_, err := pgBackends.Delete(s.key)
+	return err
+}
+
+// UnmarshalCaddyfile sets up the store from Caddyfile tokens:
+//
+//	store postgres [<dsn>] {
+//		dsn       <connection string>
+//		schema    <name>
+//		max_conns <n>
+//		timeout   <duration>
+//	}
+func (s *PostgresStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the backend's name
+	if d.NextArg() {
+		s.DSN = d.Val()
+	}
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		opt := d.Val()
+		if !d.NextArg() {
+			return d.ArgErr()
+		}
+		val := d.Val()
+		switch opt {
+		case "dsn":
+			s.DSN = val
+		case "schema":
+			s.Schema = val
+		case "max_conns":
+			n, err := strconv.ParseInt(val, 10, 32)
+			if err != nil || n < 1 {
+				return d.Errf("max_conns %q: want a positive number", val)
+			}
+			s.MaxConns = int32(n)
+		case "timeout":
+			dur, err := caddy.ParseDuration(val)
+			if err != nil || dur <= 0 {
+				return d.Errf("timeout %q: want a positive duration such as 2s", val)
+			}
+			s.Timeout = caddy.Duration(dur)
+		default:
+			return d.Errf("unknown postgres store option %q", opt)
+		}
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+	}
+	return nil
+}
+
+// The Store methods: each hands the call to the shared backend.
+
+// Lookup implements Store.
+func (s *PostgresStore) Lookup(ctx context.Context, keys []string) ([]*Binding, error) {
+	return s.b.Lookup(ctx, keys)
+}
+
+// Get implements Store.
+func (s *PostgresStore) Get(ctx context.Context, key string) (*Binding, []Change, error) {
+	return s.b.Get(ctx, key)
+}
+
+// Apply implements Store.
+func (s *PostgresStore) Apply(ctx context.Context, w Write) (*Binding, error) {
+	return s.b.Apply(ctx, w)
+}
+
+// Reserve implements Store.
+func (s *PostgresStore) Reserve(ctx context.Context, bs []Binding, by string) ([]bool, error) {
+	return s.b.Reserve(ctx, bs, by)
+}
+
+// Count implements Store.
+func (s *PostgresStore) Count(ctx context.Context, name string, n uint64) (uint64, error) {
+	return s.b.Count(ctx, name, n)
+}
+
+// Each implements Store.
+func (s *PostgresStore) Each(ctx context.Context, fn func(*Binding) error) error {
+	return s.b.Each(ctx, fn)
+}
+
+// Import implements Store.
+func (s *PostgresStore) Import(ctx context.Context, next func() (*Binding, error), by string) (int, error) {
+	return s.b.Import(ctx, next, by)
+}
+
+// Watch implements Store.
+func (s *PostgresStore) Watch(ctx context.Context, changed func(keys []string)) {
+	s.b.Watch(ctx, changed)
+}
+
+// pgPoolConfig parses dsn with the store's settings.
+func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message may quote the whole connection string, password
+		// included: say only what is wrong.
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+		return nil, fmt.Errorf("store postgres: dsn: %s", msg)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > timeout {
+		cfg.ConnConfig.ConnectTimeout = timeout
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "caddy-ark"
+	return cfg, nil
+}
+
+// Interface guards
+var (
+	_ Store                 = (*PostgresStore)(nil)
+	_ caddy.Provisioner     = (*PostgresStore)(nil)
+	_ caddy.Validator       = (*PostgresStore)(nil)
+	_ caddy.CleanerUpper    = (*PostgresStore)(nil)
+	_ caddyfile.Unmarshaler = (*PostgresStore)(nil)
+)

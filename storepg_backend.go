@@ -1,0 +1,148 @@
+package ark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.uber.org/zap"
+)
+
+// pgBackend is one PostgreSQL store: a connection pool, the schema, and
+// the listener that learns of other nodes' changes. PostgresStore modules
+// with the same settings share it through pgBackends.
+type pgBackend struct {
+	pool    *pgxpool.Pool
+	schema  string
+	timeout time.Duration
+	logger  *zap.Logger
+
+	migrateMu sync.Mutex
+	migrated  atomic.Bool
+
+	// Whether the server answered the last operation: 1 yes, 0 no, -1 not
+	// known yet. Changes are logged and shown as caddy_ark_postgres_up.
+	up atomic.Int32
+
+	watch pgWatch
+}
+
+// newPGBackend opens a pool on dsn and migrates the schema. A server that
+// cannot be reached yet is no error: operations fail with ErrUnavailable
+// and migrate once it answers. A schema the server refuses to create or
+// migrate is one.
+func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, logger *zap.Logger) (*pgBackend, error) {
+	cfg, err := pgPoolConfig(dsn, maxConns, timeout)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store postgres: %v", err)
+	}
+	b := &pgBackend{pool: pool, schema: schema, timeout: timeout, logger: logger}
+	b.up.Store(-1)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
+	defer cancel()
+	if err := b.ready(ctx); err != nil && !errors.Is(err, ErrUnavailable) {
+		pool.Close()
+		return nil, err
+	}
+	b.watch.start(b)
+	return b, nil
+}
+
+// Destruct implements caddy.Destructor: it stops the listener and closes
+// the connections once no config uses the store.
+func (b *pgBackend) Destruct() error {
+	b.watch.stop()
+	b.pool.Close()
+	return nil
+}
+
+// ready migrates the schema unless that was done.
+func (b *pgBackend) ready(ctx context.Context) error {
+	if b.migrated.Load() {
+		return nil
+	}
+	b.migrateMu.Lock()
+	defer b.migrateMu.Unlock()
+	if b.migrated.Load() {
+		return nil
+	}
+	err := b.migrate(ctx)
+	if err == nil {
+		b.migrated.Store(true)
+		b.logger.Info("store postgres: ready", zap.String("schema", b.schema), zap.Int("schema_version", len(pgMigrations)))
+	}
+	if errors.Is(err, errSchema) {
+		return err
+	}
+	return b.result(ctx, err)
+}
+
+// op starts an operation: it bounds ctx by the store's timeout and makes
+// sure the schema is there. The caller must call cancel.
+func (b *pgBackend) op(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.timeout)
+	if err := b.ready(ctx); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return ctx, cancel, nil
+}
+
+// result turns the error of an operation on ctx into the store's: a
+// server that is down, refuses connections or ran out of time makes
+// ErrUnavailable; a caller that gave up gets its own context's error. It
+// records whether the server answered.
+func (b *pgBackend) result(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		b.setUp(true, nil)
+		return nil
+	case errors.Is(err, ErrUnavailable), errors.Is(err, errSchema), storeAnswer(err):
+		return err
+	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return ctx.Err()
+	case pgNotReachable(err):
+		b.setUp(false, err)
+		pgMetrics.unavailable.WithLabelValues(b.schema).Inc()
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	b.setUp(true, nil)
+	return err
+}
+
+// storeAnswer tells the store's own answers, and the errors of an Import's
+// input, from the errors of talking to the server.
+func storeAnswer(err error) bool {
+	for _, e := range []error{ErrNotFound, ErrPrecondition, ErrWithdrawn, ErrConflict} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var input *importInputError
+	return errors.As(err, &input)
+}
+
+// setUp records whether the server answers, and logs the changes.
+func (b *pgBackend) setUp(up bool, err error) {
+	v := int32(0)
+	if up {
+		v = 1
+	}
+	if b.up.Swap(v) == v {
+		return
+	}
+	pgMetrics.up.WithLabelValues(b.schema).Set(float64(v))
+	if up {
+		b.logger.Info("store postgres: available", zap.String("schema", b.schema))
+	} else {
+		b.logger.Error("store postgres: unavailable; identifiers not in the cache get 503", zap.String("schema", b.schema), zap.Error(err))
+	}
+}

@@ -1,0 +1,152 @@
+package ark
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// pgSiteBody is an apiSite's site block with the PostgreSQL store at dsn
+// instead of a bolt file, and a sequential minter under ark:12345/b3.
+func pgSiteBody(dsn, table string) string {
+	return strings.Replace(apiSiteBody("BOLT", table, "minter ark:12345/b3 .sdddd"), "store bolt BOLT", "store postgres "+dsn, 1)
+}
+
+// startPGNode starts a caddy process (the built binary) serving
+// pgSiteBody, and stops it by PID when the test ends.
+func startPGNode(t *testing.T, dsn, table string) *apiSite {
+	t.Helper()
+	port := freePort(t)
+	dir := t.TempDir()
+	config := writeFile(t, "Caddyfile", globalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+pgSiteBody(dsn, table)+"\n}\n")
+	cmd := exec.Command(caddyBinary(t), "run", "--config", config, "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	node := &apiSite{site: &site{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port)}, table: table}
+	waitFor(t, "the caddy process to answer", func() bool {
+		resp, err := client.Get(node.base + "/ark:12345/t1")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusFound
+	})
+	return node
+}
+
+// eventually polls node for path until check holds, and returns how long
+// that took; it fails after a generous deadline.
+func eventually(t *testing.T, node *apiSite, path string, check func(answer) bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var last answer
+	for time.Since(start) < 20*time.Second {
+		if last = node.get(path); check(last) {
+			return time.Since(start)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("%s: still %d %q (Location %q)", path, last.status, last.body, last.location)
+	return 0
+}
+
+// redirectsTo checks for a 302 to target.
+func redirectsTo(target string) func(answer) bool {
+	return func(a answer) bool { return a.status == http.StatusFound && a.location == target }
+}
+
+// TestPostgresTwoNodes: two Caddy processes on one database (this one
+// and a child). What one binds, withdraws and mints through its API, the
+// other answers, though it had cached the identifier's previous answer;
+// minting on both at once never gives a name twice.
+func TestPostgresTwoNodes(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	table := writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
+	a := &apiSite{site: startSite(t, pgSiteBody(dsn, table)), table: table}
+	b := startPGNode(t, dsn, table)
+
+	for _, n := range []struct {
+		name     string
+		from, to *apiSite
+	}{{"a to b", a, b}, {"b to a", b, a}} {
+		id := "ark:12345/x5" + strings.ReplaceAll(n.name, " ", "")
+		// Cached as unassigned on the other node first.
+		for range 2 {
+			if got := n.to.get("/" + id); got.status != http.StatusNotFound {
+				t.Fatalf("%s: %s before binding: %d %q", n.name, id, got.status, got.body)
+			}
+		}
+		if got := n.from.call("PUT", "/id/"+id, "editor", `{"target": "https://repo.example.org/one"}`); got.status >= 300 {
+			t.Fatalf("%s: bind: %d %s", n.name, got.status, got.body)
+		}
+		took := eventually(t, n.to, "/"+id, redirectsTo("https://repo.example.org/one"))
+		t.Logf("%s: bind seen after %v", n.name, took)
+
+		if got := n.from.call("PUT", "/id/"+id, "editor", `{"target": "https://repo.example.org/two"}`); got.status >= 300 {
+			t.Fatalf("%s: rebind: %d %s", n.name, got.status, got.body)
+		}
+		took = eventually(t, n.to, "/"+id, redirectsTo("https://repo.example.org/two"))
+		t.Logf("%s: rebind seen after %v", n.name, took)
+
+		if got := n.from.call("POST", "/withdraw/"+id, "editor", `{"reason": "a duplicate"}`); got.status >= 300 {
+			t.Fatalf("%s: withdraw: %d %s", n.name, got.status, got.body)
+		}
+		took = eventually(t, n.to, "/"+id, func(a answer) bool { return a.status == http.StatusGone })
+		t.Logf("%s: withdrawal seen after %v", n.name, took)
+
+		got := n.from.call("POST", "/mint/ark:12345/b3", "editor", `{"target": "https://repo.example.org/{id}"}`)
+		var minted struct{ IDs []string }
+		if err := json.Unmarshal([]byte(got.body), &minted); err != nil || got.status != http.StatusCreated || len(minted.IDs) != 1 {
+			t.Fatalf("%s: mint: %d %s", n.name, got.status, got.body)
+		}
+		id = minted.IDs[0]
+		took = eventually(t, n.to, "/"+id, redirectsTo("https://repo.example.org/"+id))
+		t.Logf("%s: minted %s seen after %v", n.name, id, took)
+	}
+
+	// Both nodes mint at once: every name once.
+	var (
+		mu    sync.Mutex
+		names = map[string]string{}
+		wg    sync.WaitGroup
+	)
+	for _, node := range []*apiSite{a, b, a, b} {
+		wg.Go(func() {
+			for range 10 {
+				got := node.call("POST", "/mint/ark:12345/b3?n=5", "editor", "")
+				var minted struct{ IDs []string }
+				if err := json.Unmarshal([]byte(got.body), &minted); err != nil || got.status != http.StatusCreated {
+					t.Errorf("mint on %s: %d %s", node.base, got.status, got.body)
+					return
+				}
+				mu.Lock()
+				for _, id := range minted.IDs {
+					if other, dup := names[id]; dup {
+						t.Errorf("%s minted by %s and by %s", id, other, node.base)
+					}
+					names[id] = node.base
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(names) != 4*10*5 {
+		t.Errorf("%d names minted, want %d", len(names), 4*10*5)
+	}
+}

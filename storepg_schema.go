@@ -1,0 +1,117 @@
+package ark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// pgMigrations build the store's tables: migration i takes the schema from
+// version i to i+1. Released migrations never change; new ones are
+// appended. "@." stands for the schema.
+//
+// Keys are compared byte by byte (COLLATE "C"), as in the tables. Every
+// history record carries its transaction's id, so that a node reading the
+// change sequence can come back for the records of transactions that
+// were still running when it read (see pgWatch).
+var pgMigrations = []string{`
+CREATE TABLE @.bindings (
+	key         text COLLATE "C" PRIMARY KEY,
+	target      text NOT NULL DEFAULT '',
+	status      integer NOT NULL DEFAULT 0,
+	passthrough boolean NOT NULL DEFAULT false,
+	meta        jsonb,
+	reason      text NOT NULL DEFAULT '',
+	version     bigint NOT NULL,
+	updated     timestamptz NOT NULL,
+	by          text NOT NULL DEFAULT ''
+);
+CREATE TABLE @.history (
+	seq  bigserial PRIMARY KEY,
+	xid  xid8 NOT NULL DEFAULT pg_current_xact_id(),
+	time timestamptz NOT NULL,
+	key  text COLLATE "C" NOT NULL,
+	by   text NOT NULL DEFAULT '',
+	old  jsonb,
+	new  jsonb
+);
+CREATE INDEX ON @.history (key, seq);
+CREATE INDEX ON @.history (xid);
+CREATE TABLE @.counters (
+	name  text COLLATE "C" PRIMARY KEY,
+	value bigint NOT NULL
+);
+`}
+
+// pgSQL replaces "@." in query with the quoted schema name and a dot.
+func pgSQL(schema, query string) string {
+	return strings.ReplaceAll(query, "@.", pgx.Identifier{schema}.Sanitize()+".")
+}
+
+// migrate creates the schema or brings it to the newest version, in one
+// transaction under an advisory lock, so that nodes starting together
+// migrate once, one after the other. A schema newer than this code is
+// refused.
+func (b *pgBackend) migrate(ctx context.Context) error {
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('caddy-ark migrate ' || $1, 0))", b.schema); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{b.schema}.Sanitize()); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, pgSQL(b.schema, "CREATE TABLE IF NOT EXISTS @.schema_version (version integer NOT NULL)")); err != nil {
+		return err
+	}
+	var version int
+	err = tx.QueryRow(ctx, pgSQL(b.schema, "SELECT version FROM @.schema_version")).Scan(&version)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		if _, err := tx.Exec(ctx, pgSQL(b.schema, "INSERT INTO @.schema_version VALUES (0)")); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if version > len(pgMigrations) {
+		return fmt.Errorf("%w: schema %s is at version %d, newer than this caddy-ark knows (%d): run a newer caddy-ark",
+			errSchema, b.schema, version, len(pgMigrations))
+	}
+	for v := version; v < len(pgMigrations); v++ {
+		if _, err := tx.Exec(ctx, pgSQL(b.schema, pgMigrations[v])); err != nil {
+			return fmt.Errorf("%w: migrating schema %s to version %d: %v", errSchema, b.schema, v+1, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, pgSQL(b.schema, "UPDATE @.schema_version SET version = $1"), len(pgMigrations)); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// errSchema marks migration failures that waiting will not cure.
+var errSchema = errors.New("postgres store")
+
+// pgNotReachable tells the errors of an unreachable or overloaded server
+// (or of an operation that ran out of time) from those of a statement the
+// server refused: the former make ErrUnavailable.
+func pgNotReachable(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return true
+	}
+	switch pgErr.Code[:2] {
+	case "08", // connection exception
+		"53", // insufficient resources
+		"57": // operator intervention: shutdown, cannot connect now, canceled
+		return true
+	}
+	return pgErr.Code == "40001" || pgErr.Code == "40P01" // serialization failure, deadlock
+}

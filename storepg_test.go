@@ -1,0 +1,320 @@
+package ark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/zap"
+)
+
+// openPG provisions a PostgresStore on dsn as Caddy would, and cleans it
+// up when the test ends.
+func openPG(t testing.TB, s *PostgresStore) *PostgresStore {
+	t.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	if err := s.Provision(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Cleanup()
+		cancel()
+	})
+	return s
+}
+
+// newNode is one more node on dsn: a backend of its own, with its own
+// connections and listener, as another Caddy process would have.
+func newNode(t testing.TB, dsn string) *pgBackend {
+	t.Helper()
+	b, err := newPGBackend(dsn, defaultPGSchema, 0, defaultPGTimeout, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Destruct() })
+	return b
+}
+
+// changes collects what a Watch reports.
+type changes struct {
+	mu   sync.Mutex
+	keys []string
+	all  int // changed(nil) calls
+}
+
+func (c *changes) changed(keys []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if keys == nil {
+		c.all++
+	}
+	c.keys = append(c.keys, keys...)
+}
+
+// waitFor polls until c has seen key (or was told to forget everything
+// after since), failing after a generous deadline.
+func (c *changes) waitFor(t *testing.T, key string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		seen := slices.Contains(c.keys, key)
+		c.mu.Unlock()
+		if seen {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no change reported for %s", key)
+}
+
+// waitListening waits until n listeners of the database of conn are
+// connected and idle: they have read the history once.
+func waitListening(t *testing.T, conn *pgx.Conn, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var idle int
+		err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = $1 AND datname = current_database() AND state = 'idle'`, pgListenerName).Scan(&idle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if idle == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d listeners idle, want %d", idle, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestPostgresStoreSuite runs the conformance suite, each store in a
+// schema of its own in one database.
+func TestPostgresStoreSuite(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	var schemas atomic.Int64
+	open := func(t *testing.T) Store {
+		return openPG(t, &PostgresStore{DSN: dsn, Schema: fmt.Sprintf("suite%d", schemas.Add(1))})
+	}
+	reopen := func(t *testing.T, s Store) Store {
+		old := s.(*PostgresStore)
+		if err := old.Cleanup(); err != nil {
+			t.Fatal(err)
+		}
+		return openPG(t, &PostgresStore{DSN: dsn, Schema: old.Schema})
+	}
+	runStoreSuite(t, open, reopen)
+}
+
+func TestPostgresMigrateConcurrently(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := newPGBackend(dsn, "ids", 0, 10*time.Second, zap.NewNop())
+			if err == nil {
+				_, err = b.Count(context.Background(), "c", 1)
+				b.Destruct()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("node %d: %v", i, err)
+		}
+	}
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var version, rows int
+	if err := conn.QueryRow(context.Background(), "SELECT max(version), count(*) FROM ids.schema_version").Scan(&version, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if version != len(pgMigrations) || rows != 1 {
+		t.Errorf("schema_version: version %d in %d rows, want %d in 1", version, rows, len(pgMigrations))
+	}
+	var count int64
+	if err := conn.QueryRow(context.Background(), "SELECT value FROM ids.counters WHERE name = 'c'").Scan(&count); err != nil || count != 6 {
+		t.Errorf("counter after 6 nodes added 1: %d, %v", count, err)
+	}
+}
+
+func TestPostgresNewerSchemaRefused(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	newNode(t, dsn)
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), "UPDATE ark.schema_version SET version = version + 1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = newPGBackend(dsn, defaultPGSchema, 0, defaultPGTimeout, zap.NewNop())
+	if err == nil || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("opening a schema newer than the code: %v, want a refusal", err)
+	}
+	t.Log(err)
+}
+
+// TestPostgresWatchOtherNode: a change on one node is reported on the
+// other, by NOTIFY, and also when the other's listener was disconnected
+// while it happened (the change sequence is read again).
+func TestPostgresWatchOtherNode(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	a, b := newNode(t, dsn), newNode(t, dsn)
+	var seen changes
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Watch(ctx, seen.changed)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	waitListening(t, conn, 2)
+	bind := func(key string) {
+		t.Helper()
+		if _, err := a.Apply(ctx, Write{Binding: Binding{Key: key, Target: "https://example.org/" + key, Status: 302}, By: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bind("ark:12345/one")
+	seen.waitFor(t, "ark:12345/one")
+
+	// Cut every listener, then change while they reconnect: the NOTIFY
+	// reaches nobody.
+	if _, err := conn.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", pgListenerName); err != nil {
+		t.Fatal(err)
+	}
+	bind("ark:12345/two")
+	seen.waitFor(t, "ark:12345/two")
+}
+
+// TestPostgresUnavailable: a stopped server makes ErrUnavailable, not a
+// miss; the store answers again once the server is back, by itself.
+func TestPostgresUnavailable(t *testing.T) {
+	c := startPostgres(t)
+	s := openPG(t, &PostgresStore{DSN: c.createDB(t), Timeout: caddy.Duration(time.Second)})
+	ctx := context.Background()
+	if _, err := s.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/a", Target: "/a", Status: 302}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Lookup(ctx, []string{"ark:12345/a"}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Lookup with the server stopped: %v, want ErrUnavailable", err)
+	}
+	if _, err := s.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/b", Target: "/b", Status: 302}}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Apply with the server stopped: %v, want ErrUnavailable", err)
+	}
+	if err := c.start(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Lookup(ctx, []string{"ark:12345/a"})
+	if err != nil || got[0] == nil || got[0].Target != "/a" {
+		t.Fatalf("Lookup after restart: %v, %v", got, err)
+	}
+}
+
+func TestPostgresImportConflicts(t *testing.T) {
+	s := openPG(t, &PostgresStore{DSN: sharedPostgres(t).createDB(t)})
+	ctx := context.Background()
+	x := Binding{Key: "ark:12345/x", Target: "/x", Status: 302, Meta: map[string]string{"who": "me"}}
+	y := Binding{Key: "ark:12345/y", Target: "/y", Status: 302}
+	n, err := s.Import(ctx, feed([]*Binding{&x, &y, &x}, nil), "importer")
+	if err != nil || n != 2 {
+		t.Fatalf("import: %d, %v; want 2 added", n, err)
+	}
+	// Bound the same way: skipped.
+	if n, err := s.Import(ctx, feed([]*Binding{&y, &x}, nil), "importer"); err != nil || n != 0 {
+		t.Errorf("import again: %d, %v; want 0 added", n, err)
+	}
+	z := Binding{Key: "ark:12345/z", Target: "/z", Status: 303}
+	y2 := y
+	y2.Target = "/other"
+	tests := []struct {
+		input []*Binding
+		index int
+		key   string
+	}{
+		{[]*Binding{&z, &y2}, 1, y.Key},                  // differs from the store
+		{[]*Binding{&z, &x, &z, {Key: z.Key}}, 3, z.Key}, // differs from earlier in the input
+	}
+	for _, tt := range tests {
+		_, err := s.Import(ctx, feed(tt.input, nil), "importer")
+		var ie *ImportError
+		if !errors.As(err, &ie) || ie.Index != tt.index || ie.Key != tt.key || !errors.Is(err, ErrConflict) {
+			t.Errorf("import %v: %v, want a conflict at %d (%s)", tt.input, err, tt.index, tt.key)
+		}
+	}
+	got, err := s.Lookup(ctx, []string{z.Key, y.Key, x.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != nil || got[1].Target != "/y" || got[2].Meta["who"] != "me" {
+		t.Errorf("after the refused imports: %+v %+v %+v", got[0], got[1], got[2])
+	}
+	_, history, err := s.Get(ctx, x.Key)
+	if err != nil || len(history) != 1 || history[0].By != "importer" || history[0].Old != nil || history[0].New.Target != "/x" {
+		t.Errorf("history of an imported binding: %+v, %v", history, err)
+	}
+}
+
+// TestPostgresConcurrentCreate: nodes creating one key at once (each its
+// own connections): one wins, the others find it taken, and updates that
+// race each count one version.
+func TestPostgresConcurrentCreate(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	nodes := []*pgBackend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
+	ctx := context.Background()
+	var created, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			_, err := nodes[i%len(nodes)].Apply(ctx, Write{Binding: Binding{Key: "ark:12345/race", Target: fmt.Sprint("/", i), Status: 302}, Create: true, By: "test"})
+			switch {
+			case err == nil:
+				created.Add(1)
+			case errors.Is(err, ErrPrecondition):
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if created.Load() != 1 || refused.Load() != 15 {
+		t.Fatalf("16 creates of one key: %d created, %d refused; want 1 and 15", created.Load(), refused.Load())
+	}
+	for i := range 16 {
+		wg.Go(func() {
+			if _, err := nodes[i%len(nodes)].Apply(ctx, Write{Binding: Binding{Key: "ark:12345/race", Target: "/u", Status: 302}, By: "test"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	b, history, err := nodes[0].Get(ctx, "ark:12345/race")
+	if err != nil || b.Version != 17 || len(history) != 17 {
+		t.Errorf("after 1 create and 16 updates: version %d, %d history records, %v; want 17 and 17", b.Version, len(history), err)
+	}
+}

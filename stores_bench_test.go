@@ -1,0 +1,177 @@
+package ark
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+)
+
+// The store benchmarks run the same operations on each backend: the
+// embedded bbolt file (in a temp dir) and PostgreSQL (a throwaway
+// cluster on loopback, started by the benchmark). Results are in
+// BENCHMARKS.md.
+//
+//	go test -run '^$' -bench 'BenchmarkStores(Lookup|Bind|Mint)' -benchtime 2000x .
+//	go test -run '^$' -bench 'BenchmarkStoresImport' -benchtime 1x .
+//	ARK_BENCH_IMPORT_ROWS=10000000 go test -run '^$' -bench 'BenchmarkStoresImport/postgres' -benchtime 1x -timeout 1h .
+
+// benchStores calls fn once per backend, with a function that opens a
+// new, empty store of that backend.
+func benchStores(b *testing.B, fn func(b *testing.B, open func() Store)) {
+	b.Run("bolt", func(b *testing.B) {
+		fn(b, func() Store {
+			s := &BoltStore{Path: filepath.Join(b.TempDir(), "store.db")}
+			if err := s.Provision(caddy.Context{}); err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = s.Cleanup() })
+			return s
+		})
+	})
+	b.Run("postgres", func(b *testing.B) {
+		c := sharedPostgres(b)
+		fn(b, func() Store { return openPG(b, &PostgresStore{DSN: c.createDB(b)}) })
+	})
+}
+
+// benchKey is the i-th of a sequence of distinct ARKs shaped like minted
+// ones, made without remembering the others.
+func benchKey(i int) string {
+	blade := []byte("00000000")
+	for p := len(blade) - 1; p >= 0 && i > 0; p-- {
+		blade[p] = betanumeric[i%len(betanumeric)]
+		i /= len(betanumeric)
+	}
+	return "ark:12345/x5" + string(blade)
+}
+
+// benchBindings feeds Import n redirect bindings.
+func benchBindings(n int) func() (*Binding, error) {
+	i := 0
+	return func() (*Binding, error) {
+		if i == n {
+			return nil, io.EOF
+		}
+		k := benchKey(i)
+		i++
+		return &Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
+	}
+}
+
+// BenchmarkStoresImport imports ARK_BENCH_IMPORT_ROWS bindings (default
+// 100000) into an empty store per iteration.
+func BenchmarkStoresImport(b *testing.B) {
+	rows := 100000
+	if v := os.Getenv("ARK_BENCH_IMPORT_ROWS"); v != "" {
+		var err error
+		if rows, err = strconv.Atoi(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchStores(b, func(b *testing.B, open func() Store) {
+		var total time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			s := open()
+			b.StartTimer()
+			start := time.Now()
+			n, err := s.Import(context.Background(), benchBindings(rows), "bench")
+			total += time.Since(start)
+			if err != nil || n != rows {
+				b.Fatalf("import: %d, %v", n, err)
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/total.Seconds(), "rows/s")
+	})
+}
+
+// BenchmarkStoresLookup measures uncached resolutions as the resolver
+// asks for them: an identifier and its two ancestors in one Lookup, in a
+// store of 100000 bindings, one at a time; it reports p50 and p99.
+func BenchmarkStoresLookup(b *testing.B) {
+	const size = 100000
+	benchStores(b, func(b *testing.B, open func() Store) {
+		s := open()
+		ctx := context.Background()
+		if _, err := s.Import(ctx, benchBindings(size), "bench"); err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		var lat []time.Duration
+		for b.Loop() {
+			k := benchKey(rng.IntN(size))
+			start := time.Now()
+			got, err := s.Lookup(ctx, []string{k + "/c1/s2", k + "/c1", k})
+			lat = append(lat, time.Since(start))
+			if err != nil || got[2] == nil {
+				b.Fatalf("lookup %s: %v, %v", k, got, err)
+			}
+		}
+		reportLatency(b, lat)
+	})
+}
+
+// reportLatency reports the median and 99th percentile of lat.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkStoresBind measures create-or-update writes, 8 writers at once
+// per CPU, each a durable transaction with its history record.
+func BenchmarkStoresBind(b *testing.B) {
+	benchStores(b, func(b *testing.B, open func() Store) {
+		s := open()
+		var next atomic.Int64
+		b.SetParallelism(8)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				k := benchKey(int(next.Add(1)) % 10000)
+				if _, err := s.Apply(context.Background(), Write{Binding: Binding{Key: k, Target: "https://repo.example.org/b", Status: 302}, By: "bench"}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkStoresMint measures what a sequential minter asks of a store
+// per name, 8 minters at once per CPU: the next number of the counter,
+// then the name reserved.
+func BenchmarkStoresMint(b *testing.B) {
+	benchStores(b, func(b *testing.B, open func() Store) {
+		s := open()
+		b.SetParallelism(8)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			ctx := context.Background()
+			for pb.Next() {
+				n, err := s.Count(ctx, "x5", 1)
+				if err == nil {
+					var ok []bool
+					ok, err = s.Reserve(ctx, []Binding{{Key: benchKey(int(n))}}, "bench")
+					if err == nil && !ok[0] {
+						err = fmt.Errorf("name %d minted twice", n)
+					}
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
