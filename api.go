@@ -84,7 +84,7 @@ func isARKOrURNPath(path string) bool {
 	return len(path) >= 5 && (strings.EqualFold(path[1:5], "ark:") || strings.EqualFold(path[1:5], "urn:"))
 }
 
-// routes returns the API request that r is: its route and the rest of the
+// route returns the API request that r is: its route and the rest of the
 // path after the route's name, escaped; ok is false when r is not for the
 // API at all.
 func (a *API) route(r *http.Request) (route, rest string, ok bool) {
