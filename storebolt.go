@@ -272,9 +272,18 @@ func (b *boltDB) Reserve(_ context.Context, bs []Binding, by string) ([]bool, er
 	return stored, nil
 }
 
-// Count implements Store.
+// Count implements Store. Reading a counter (n = 0) writes nothing.
 func (b *boltDB) Count(_ context.Context, name string, n uint64) (uint64, error) {
 	var before uint64
+	if n == 0 {
+		err := b.db.View(func(tx *bolt.Tx) error {
+			if v := tx.Bucket(bucketCounters).Get([]byte(name)); len(v) == 8 {
+				before = be.BigEndian.Uint64(v)
+			}
+			return nil
+		})
+		return before, err
+	}
 	err := b.db.Batch(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketCounters)
 		before = 0
