@@ -1,7 +1,6 @@
 package ark
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,7 +84,7 @@ func isARKOrURNPath(path string) bool {
 	return len(path) >= 5 && (strings.EqualFold(path[1:5], "ark:") || strings.EqualFold(path[1:5], "urn:"))
 }
 
-// routes returns the API request that r is: its route and the rest of the
+// route returns the API request that r is: its route and the rest of the
 // path after the route's name, escaped; ok is false when r is not for the
 // API at all.
 func (a *API) route(r *http.Request) (route, rest string, ok bool) {
@@ -179,10 +178,13 @@ func storeError(key string, err error) *apiError {
 		return refuse(http.StatusPreconditionFailed, "%s: %v", key, err)
 	case errors.Is(err, ErrWithdrawn), errors.Is(err, ErrConflict):
 		return refuse(http.StatusConflict, "%s: %v", key, err)
-	case errors.Is(err, ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		return refuse(http.StatusServiceUnavailable, "%v", ErrUnavailable)
 	}
-	return refuse(http.StatusInternalServerError, "%s: %v", key, err)
+	// Anything else is the store failing to read or write: as resolution
+	// does, answer that it is unavailable, for now.
+	if errors.Is(err, ErrUnavailable) {
+		return refuse(http.StatusServiceUnavailable, "%v", err)
+	}
+	return refuse(http.StatusServiceUnavailable, "%v: %v", ErrUnavailable, err)
 }
 
 // fail answers with err, a refusal or an internal error.

@@ -43,6 +43,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		policy <ark:naan/shoulder | ark:naan> <statement>
 //		info_template <file>
 //		watch [<interval>]
+//		verify_tables
 //		store [<backend> [<args>...]]
 //		minter <ark:naan/shoulder> <template>
 //		api <prefix> {
@@ -87,6 +88,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalInfoTemplate(d)
 		case "watch":
 			err = h.unmarshalWatch(d)
+		case "verify_tables":
+			h.VerifyTables = true
+			if d.NextArg() {
+				err = d.ArgErr()
+			}
 		case "store":
 			err = h.unmarshalStore(d)
 		case "minter":

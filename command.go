@@ -2,6 +2,7 @@ package ark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,9 +27,12 @@ Tools for ARK (Archival Resource Key) identifiers, following
 draft-ark-uri-scheme:
 
 	caddy ark normalize [<id>...]   print normal forms
-	caddy ark check <table.json>... validate table files
+	caddy ark check <table>...      validate table files
 	caddy ark import <file>         make a table file from CSV, TSV,
 	                                a RewriteMap or nginx map blocks
+	caddy ark compile <table.json>... -o <file>
+	                                compile tables into one mapped file
+	caddy ark export <file>         write a compiled table as JSON
 	caddy ark resolve <ark>         follow an ARK through a resolver
 	caddy ark mint <shoulder>       mint identifiers through the API
 	caddy ark bind <id> <target>    bind an identifier through the API
@@ -40,8 +44,8 @@ draft-ark-uri-scheme:
 			// Unknown subcommands are errors rather than a silent help page.
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), resolveCommand(),
-				mintCommand(), bindCommand(), withdrawCommand(), exportCommand(), hashKeyCommand())
+			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), compileCommand(), exportCommand(), resolveCommand(),
+				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand())
 		},
 	})
 }
@@ -76,7 +80,7 @@ still processed. The exit status is 1 if any identifier failed, else 0.
 // checkCommand builds `caddy ark check`.
 func checkCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "check <table.json>...",
+		Use:   "check <table>...",
 		Short: "Validates table files as the ark handler would load them",
 		Long: `
 Loads the table files together exactly as the ark handler would: JSON syntax,
@@ -84,7 +88,8 @@ identifiers, targets, statuses, and equivalent identifiers with different
 targets across all the files. Prints the identifiers per file and a summary,
 or the first problem with its file, line, entry and reason. The exit status is
 0 when the tables would load, 1 otherwise: run it in the CI of the repository
-that holds your tables.
+that holds your tables. A compiled table (caddy ark compile) is checked on its
+own and in full: its checksum, every record and its index.
 `,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -134,6 +139,34 @@ input.
 			return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx or auto, not %q", format)
 		}
 		return importFile(args[0], format, output, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+	}
+	return cmd
+}
+
+// compileCommand builds `caddy ark compile`.
+func compileCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compile <table.json>... -o <file>",
+		Short: "Compiles table files into one table that opens in milliseconds",
+		Long: `
+Compiles JSON table files, checked exactly as the ark handler loads them
+(same errors), into one compiled table: a versioned binary file with a
+checksum that "table <file>" maps in memory instead of reading, so that it
+opens at once whatever its size and processes share its pages. The output is
+written to a temporary file next to it and renamed into place when complete,
+so a watching handler never sees half a file. Compiling streams: memory holds
+16 bytes per entry and the index, not the table; temporary files of about the
+output's size are written next to it. The exit status is 0 on success.
+`,
+		Args: cobra.MinimumNArgs(1),
+	}
+	cmd.Flags().StringP("output", "o", "", "The compiled table to write (required)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		out, _ := cmd.Flags().GetString("output")
+		if out == "" {
+			return fmt.Errorf("-o <file> is required")
+		}
+		return compileAll(args, out, cmd.OutOrStdout())
 	}
 	return cmd
 }
@@ -270,15 +303,33 @@ then on, and is never bound or minted again.
 		})
 }
 
-// exportCommand builds `caddy ark export`.
+// exportCommand builds `caddy ark export`: a compiled table, or with
+// --api the API's store, written as a JSON table.
 func exportCommand() *cobra.Command {
-	return apiCommand("export --api <url>",
-		"Prints the API's store as a table file", `
-Prints every identifier of the store that the key may read as a table file,
-which caddy ark check and the table subdirective read.
-`, cobra.NoArgs, func(cmd *cobra.Command, c *apiClient, _ []string) error {
+	cmd := apiCommand("export <compiled table> | export --api <url>",
+		"Writes a compiled table, or the API's store, as a JSON table", `
+With a file, writes the compiled table <file> to standard output as a JSON
+table file, one entry a line, identifiers in normal form, in the order they
+were compiled. Compiling the output again gives the same table. The checksum
+is verified first.
+
+With --api, prints every identifier of the API's store that the key may read
+as a table file, which caddy ark check and the table subdirective read.
+`, cobra.MaximumNArgs(1), func(cmd *cobra.Command, c *apiClient, _ []string) error {
 			return c.exportTable(cmd.Context(), cmd.OutOrStdout())
 		})
+	apiRun := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		api, _ := cmd.Flags().GetString("api")
+		switch {
+		case len(args) == 1 && api == "":
+			return exportTable(args[0], cmd.OutOrStdout())
+		case len(args) == 0 && api != "":
+			return apiRun(cmd, args)
+		}
+		return errors.New("give either a compiled table file or --api <url>, not both or neither")
+	}
+	return cmd
 }
 
 // hashKeyCommand builds `caddy ark hash-key`.

@@ -3,23 +3,73 @@ package ark
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 )
 
-// checkTables loads the table files together, exactly as the handler
-// would (syntax, identifiers, targets, statuses, equivalent identifiers
-// with different targets across all files), and writes a summary to out.
-// The error names the file, line, entry and reason of the first problem.
+// checkTables checks table files as the handler would load them, and
+// writes a summary to out. JSON files are loaded together, exactly as the
+// handler would (syntax, identifiers, targets, statuses, equivalent
+// identifiers with different targets across all files). A compiled table
+// is checked on its own, in full: its checksum, every record, and its
+// index. The error names the file (with the line and entry of a JSON file)
+// and the reason of the first problem.
 func checkTables(paths []string, out io.Writer) error {
-	t, err := loadTable(paths, nil)
+	var jsonFiles []string
+	for _, path := range paths {
+		compiled, err := isCompiledTable(path)
+		if err != nil {
+			return err
+		}
+		if !compiled {
+			jsonFiles = append(jsonFiles, path)
+			continue
+		}
+		if err := checkCompiledTable(path, out); err != nil {
+			return err
+		}
+	}
+	if len(jsonFiles) == 0 {
+		return nil
+	}
+	t, err := loadTable(jsonFiles, nil)
 	if err != nil {
 		return err
 	}
+	for i, s := range t.sources[:len(jsonFiles)] {
+		next := t.len()
+		if i+1 < len(t.sources) {
+			next = t.sources[i+1].first
+		}
+		fmt.Fprintf(out, "%s: %s\n", s.name, count(next-s.first, "identifier"))
+	}
+	summarize(t, out)
+	return nil
+}
+
+// checkCompiledTable checks the compiled table at path in full.
+func checkCompiledTable(path string, out io.Writer) error {
+	t, err := openCompiledTable(path, false)
+	if err != nil {
+		return err
+	}
+	if err := t.check(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(out, "%s: compiled table, checksum ok, %s\n", path, count(t.len(), "identifier"))
+	summarize(t, out)
+	return nil
+}
+
+// summarize writes what t holds: its identifiers, ARKs by NAAN, URNs, and
+// its assignments by kind.
+func summarize(t entryTable, out io.Writer) {
+	if t.len() == 0 {
+		fmt.Fprintln(out, `ok: no identifiers: the table is empty ({"entries": []})`)
+		return
+	}
 	var inPlace, redirect, related, gone, urns int
-	for i := range t.records {
-		r := &t.records[i]
-		switch r.status {
+	for key, a := range t.all() {
+		switch a.status {
 		case 200:
 			inPlace++
 		case 303:
@@ -29,28 +79,11 @@ func checkTables(paths []string, out io.Writer) error {
 		default:
 			redirect++
 		}
-		if strings.HasPrefix(t.arena.str(r.key, int(r.keyLen)), "urn:") {
+		if strings.HasPrefix(key, "urn:") {
 			urns++
 		}
 	}
-	naans := slices.Sorted(func(yield func(string) bool) {
-		for n := range t.naans {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for i, s := range t.sources[:len(paths)] {
-		next := t.len()
-		if i+1 < len(t.sources) {
-			next = t.sources[i+1].first
-		}
-		fmt.Fprintf(out, "%s: %s\n", s.name, count(next-s.first, "identifier"))
-	}
-	if t.len() == 0 {
-		fmt.Fprintln(out, `ok: no identifiers: the table is empty ({"entries": []})`)
-		return nil
-	}
+	naans := t.naanList()
 	var kinds []string
 	if arks := t.len() - urns; arks > 0 {
 		under := "NAAN"
@@ -64,7 +97,6 @@ func checkTables(paths []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "ok: %s (%s): %d in place, %d redirected, %d related (303), %d withdrawn (410)\n",
 		count(t.len(), "identifier"), strings.Join(kinds, "; "), inPlace, redirect, related, gone)
-	return nil
 }
 
 // count writes n and noun, in the plural unless n is 1.

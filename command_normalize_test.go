@@ -172,7 +172,7 @@ func TestArkCommandNormalize(t *testing.T) {
 
 var (
 	buildOnce sync.Once
-	binary    string
+	caddyBin  string
 	buildErr  error
 )
 
@@ -193,8 +193,8 @@ func caddyBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binary = filepath.Join(dir, "caddy")
-		out, err := exec.Command(gobin, "build", "-o", binary, "./cmd/caddy").CombinedOutput()
+		caddyBin = filepath.Join(dir, "caddy")
+		out, err := exec.Command(gobin, "build", "-o", caddyBin, "./cmd/caddy").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))
 		}
@@ -202,7 +202,7 @@ func caddyBinary(t *testing.T) string {
 	if buildErr != nil {
 		t.Fatalf("go build ./cmd/caddy: %v", buildErr)
 	}
-	return binary
+	return caddyBin
 }
 
 // TestMain removes the binary that caddyBinary built and the shared
@@ -210,8 +210,8 @@ func caddyBinary(t *testing.T) string {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	removeSharedPostgres()
-	if binary != "" {
-		os.RemoveAll(filepath.Dir(binary))
+	if caddyBin != "" {
+		os.RemoveAll(filepath.Dir(caddyBin))
 	}
 	os.Exit(code)
 }

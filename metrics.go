@@ -166,7 +166,7 @@ func (ec *entriesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- tableEn
 // Collect implements prometheus.Collector.
 func (ec *entriesCollector) Collect(ch chan<- prometheus.Metric) {
 	ec.mu.Lock()
-	seen := make(map[*table]struct{}, len(ec.handlers))
+	seen := make(map[entryTable]struct{}, len(ec.handlers))
 	n := 0
 	for h := range ec.handlers {
 		rs := h.resolver.Load()

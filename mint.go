@@ -186,7 +186,7 @@ func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, b
 type minting struct {
 	m     *minter
 	store Store
-	table *table
+	table entryTable
 	by    string
 	bind  func(key string) Binding
 }

@@ -46,6 +46,8 @@ type Handler struct {
 	// Table files: JSON objects {"entries": [...]} holding Entry objects.
 	// They are read as streams when the configuration loads; a bad entry
 	// or two equivalent identifiers with different targets fail the load.
+	// Or one compiled table (`caddy ark compile`), recognized by its
+	// content and mapped in memory rather than read.
 	Tables []string `json:"tables,omitempty"`
 
 	// Entries given in the configuration itself, checked like table
@@ -89,6 +91,13 @@ type Handler struct {
 	// How often watched table files are checked for changes. Default 1s,
 	// at least 100ms.
 	WatchInterval caddy.Duration `json:"watch_interval,omitempty"`
+
+	// Whether to check a compiled table's whole-file checksum when it is
+	// opened, at every load and reload. This reads the whole file, so
+	// opening takes as long as reading it from disk; without it, opening
+	// checks the header and the structure only, and each lookup checks
+	// the record it answers from.
+	VerifyTables bool `json:"verify_tables,omitempty"`
 
 	// The name of the organization that assigns this site's identifiers,
 	// such as "Example Museum": ?info's commitment names it as "who" (else
@@ -190,7 +199,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 // newResolver builds a resolver for table tbl from the configuration:
 // templates and a new cache.
-func (h *Handler) newResolver(tbl *table) (*resolver, error) {
+func (h *Handler) newResolver(tbl entryTable) (*resolver, error) {
 	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
 	for _, n := range h.NAANs {
 		naan, err := parseNAAN(n)
@@ -220,7 +229,7 @@ func (h *Handler) newResolver(tbl *table) (*resolver, error) {
 	}
 	rs.table = tbl
 	rs.store, rs.stored, rs.minters = h.stores.store, h.stores.cache, h.minters
-	for naan := range rs.table.naans {
+	for _, naan := range rs.table.naanList() {
 		rs.ours[naan] = struct{}{}
 	}
 	var err error

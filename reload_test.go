@@ -22,8 +22,8 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 }
 
 // pooled returns the tables in the pool.
-func pooled() []*table {
-	var ts []*table
+func pooled() []entryTable {
+	var ts []entryTable
 	tables.Range(func(_, v any) bool { ts = append(ts, v.(pooledTable).t); return true })
 	return ts
 }

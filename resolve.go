@@ -13,7 +13,7 @@ import (
 // resolver answers "what is at this identifier?" from one table and one
 // configuration. It never changes; a new table means a new resolver.
 type resolver struct {
-	table       *table
+	table       entryTable
 	templates   []template          // sorted by sortTemplates
 	ours        map[string]struct{} // NAANs this site answers for: never forwarded
 	foreign     string              // global resolver URL, "" to answer 404

@@ -10,124 +10,134 @@ import (
 )
 
 func TestTableReadsJSONAsEncodingJSONWould(t *testing.T) {
-	path := writeFile(t, "t.json", " {\n\t\"entries\" :[ {\"id\":\"ark:12345/x\\u0035\",\"target\":\"https:\\/\\/e.org\\/a?b=1&c=\\u00e9\"} ,\n"+
-		`{"target": "/p", "id": "urn:example:a", "status": 200, "passthrough": false, "meta": {"who": "K\u00fcnze \ud83d\ude00", "what": "say \"hi\"\n"}},`+"\n"+
-		`{"id": "ark:12345/g", "status": 410, "meta": {}}`+"\n]}\n")
-	tb, err := loadTable([]string{path}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x5, ok := tb.lookup("ark:12345/x5")
-	if !ok || x5.target != "https://e.org/a?b=1&c=é" || x5.status != 302 || !x5.passthrough {
-		t.Errorf("ark:12345/x5: %+v %v", x5, ok)
-	}
-	urn, ok := tb.lookup("urn:example:a")
-	if !ok || urn.target != "/p" || urn.status != 200 || urn.passthrough || urn.meta["who"] != "Künze 😀" || urn.meta["what"] != "say \"hi\"\n" {
-		t.Errorf("urn:example:a: %+v %v", urn, ok)
-	}
-	if g, ok := tb.lookup("ark:12345/g"); !ok || g.status != 410 || g.target != "" {
-		t.Errorf("ark:12345/g: %+v %v", g, ok)
-	}
-	if tb.len() != 3 {
-		t.Errorf("len %d", tb.len())
-	}
+	forEachTableForm(t, func(t *testing.T, load tableForm) {
+		path := writeFile(t, "t.json", " {\n\t\"entries\" :[ {\"id\":\"ark:12345/x\\u0035\",\"target\":\"https:\\/\\/e.org\\/a?b=1&c=\\u00e9\"} ,\n"+
+			`{"target": "/p", "id": "urn:example:a", "status": 200, "passthrough": false, "meta": {"who": "K\u00fcnze \ud83d\ude00", "what": "say \"hi\"\n"}},`+"\n"+
+			`{"id": "ark:12345/g", "status": 410, "meta": {}}`+"\n]}\n")
+		tb, err := load(t, []string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x5, ok := tb.lookup("ark:12345/x5")
+		if !ok || x5.target != "https://e.org/a?b=1&c=é" || x5.status != 302 || !x5.passthrough {
+			t.Errorf("ark:12345/x5: %+v %v", x5, ok)
+		}
+		urn, ok := tb.lookup("urn:example:a")
+		if !ok || urn.target != "/p" || urn.status != 200 || urn.passthrough || urn.meta["who"] != "Künze 😀" || urn.meta["what"] != "say \"hi\"\n" {
+			t.Errorf("urn:example:a: %+v %v", urn, ok)
+		}
+		if g, ok := tb.lookup("ark:12345/g"); !ok || g.status != 410 || g.target != "" {
+			t.Errorf("ark:12345/g: %+v %v", g, ok)
+		}
+		if tb.len() != 3 {
+			t.Errorf("len %d", tb.len())
+		}
+	})
 }
 
 func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
-	for content, want := range map[string]string{
-		"{\"entries\": [\n{\"id\": \"ark:12345/x\" \"target\": \"/x\"}]}":                   ":2: entry 0: invalid JSON: expected ',' or '}'",
-		"{\"entries\": [\n{\"id\": \"ark:12345/x\", \"target\": \"/x\"},\n]}":               ":3: entry 1: invalid JSON: expected '{'",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"status\": \"302\"}]}":                   "entry 0: status",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"passthrough\": 1}]}":                    "passthrough \"1\"",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"meta\": {\"who\": 1}}]}":                "meta \"who\": the value must be a string",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x}]}":                      "unexpected end of file",
-		"{\"entries\": [{\"id\": \"ark:12345/\tx\", \"target\": \"/x\"}]}":                  "control character in a string",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/\\q\"}]}":                  "invalid escape",
-		"{\"entries\": []}\n{\"entries\": []}":                                              ":2: data after",
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\"}],\"x\":1}":            `found the key "x" after "entries"`,
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": +302}]}":  `entry 0: status "+302": not an integer`,
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 0302}]}":  `entry 0: status "0302": not an integer`,
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 302.0}]}": `entry 0: status "302.0": not an integer`,
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 3e2}]}":   `entry 0: status "3e2": not an integer`,
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": nil}]}":   `entry 0: status "nil": not an integer`,
-		"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": nul}]}":                       "entry 0: target: invalid JSON: expected a value",
-		"[]": "found a list, not an object",
-		"":   "the file is empty",
-	} {
-		path := writeFile(t, "bad.json", content)
-		_, err := loadTable([]string{path}, nil)
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), path+":") {
-			t.Errorf("%q: got %v, want %s...%s", content, err, path, want)
+	forEachTableForm(t, func(t *testing.T, load tableForm) {
+		for content, want := range map[string]string{
+			"{\"entries\": [\n{\"id\": \"ark:12345/x\" \"target\": \"/x\"}]}":                   ":2: entry 0: invalid JSON: expected ',' or '}'",
+			"{\"entries\": [\n{\"id\": \"ark:12345/x\", \"target\": \"/x\"},\n]}":               ":3: entry 1: invalid JSON: expected '{'",
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"status\": \"302\"}]}":                   "entry 0: status",
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"passthrough\": 1}]}":                    "passthrough \"1\"",
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"meta\": {\"who\": 1}}]}":                "meta \"who\": the value must be a string",
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x}]}":                      "unexpected end of file",
+			"{\"entries\": [{\"id\": \"ark:12345/\tx\", \"target\": \"/x\"}]}":                  "control character in a string",
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/\\q\"}]}":                  "invalid escape",
+			"{\"entries\": []}\n{\"entries\": []}":                                              ":2: data after",
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\"}],\"x\":1}":            `found the key "x" after "entries"`,
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": +302}]}":  `entry 0: status "+302": not an integer`,
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 0302}]}":  `entry 0: status "0302": not an integer`,
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 302.0}]}": `entry 0: status "302.0": not an integer`,
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": 3e2}]}":   `entry 0: status "3e2": not an integer`,
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"/x\", \"status\": nil}]}":   `entry 0: status "nil": not an integer`,
+			"{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": nul}]}":                       "entry 0: target: invalid JSON: expected a value",
+			"[]": "found a list, not an object",
+			"":   "the file is empty",
+		} {
+			path := writeFile(t, "bad.json", content)
+			_, err := load(t, []string{path}, nil)
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), path+":") {
+				t.Errorf("%q: got %v, want %s...%s", content, err, path, want)
+			}
 		}
-	}
+	})
 }
 
 // null means absent for target, status, passthrough and meta, as it does
 // for encoding/json.
 func TestTableReadsNullAsAbsent(t *testing.T) {
-	path := writeFile(t, "null.json", `{"entries": [
-		{"id": "ark:12345/n", "target": "/n", "status": null, "passthrough": null, "meta": null},
-		{"id": "ark:12345/g", "target": null, "status": 410},
-		{"id": "ark:12345/m", "target": "https://e.org/m", "status": 303, "passthrough": null, "meta": null}]}`)
-	tb, err := loadTable([]string{path}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, ok := tb.lookup("ark:12345/n"); !ok || a.target != "/n" || a.status != 200 || !a.passthrough || a.meta != nil {
-		t.Errorf("ark:12345/n: %+v %v", a, ok)
-	}
-	if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "" || a.status != 410 {
-		t.Errorf("ark:12345/g: %+v %v", a, ok)
-	}
-	if a, ok := tb.lookup("ark:12345/m"); !ok || a.status != 303 || !a.passthrough || a.meta != nil {
-		t.Errorf("ark:12345/m: %+v %v", a, ok)
-	}
+	forEachTableForm(t, func(t *testing.T, load tableForm) {
+		path := writeFile(t, "null.json", `{"entries": [
+			{"id": "ark:12345/n", "target": "/n", "status": null, "passthrough": null, "meta": null},
+			{"id": "ark:12345/g", "target": null, "status": 410},
+			{"id": "ark:12345/m", "target": "https://e.org/m", "status": 303, "passthrough": null, "meta": null}]}`)
+		tb, err := load(t, []string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, ok := tb.lookup("ark:12345/n"); !ok || a.target != "/n" || a.status != 200 || !a.passthrough || a.meta != nil {
+			t.Errorf("ark:12345/n: %+v %v", a, ok)
+		}
+		if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "" || a.status != 410 {
+			t.Errorf("ark:12345/g: %+v %v", a, ok)
+		}
+		if a, ok := tb.lookup("ark:12345/m"); !ok || a.status != 303 || !a.passthrough || a.meta != nil {
+			t.Errorf("ark:12345/m: %+v %v", a, ok)
+		}
+	})
 }
 
 func TestTableConflictsAcrossFilesNameBoth(t *testing.T) {
-	a := writeFile(t, "a.json", `{"entries": [{"id": "ark:12345/x5", "target": "/a"}]}`)
-	b := writeFile(t, "b.json", `{"entries": [{"id": "ark:12345/q1", "target": "/q"}, {"id": "ark:/12345/x-5", "target": "/b"}]}`)
-	_, err := loadTable([]string{a, b}, nil)
-	if err == nil || !strings.Contains(err.Error(), b+":1: entry 1") || !strings.Contains(err.Error(), "already assigned by "+a) {
-		t.Fatalf("got %v", err)
-	}
-	_, err = loadTable([]string{a}, []Entry{{ID: "ark:12345/x-5", Target: "/inline"}})
-	if err == nil || !strings.Contains(err.Error(), "entries[0]") || !strings.Contains(err.Error(), a) {
-		t.Fatalf("inline conflict: got %v", err)
-	}
+	forEachTableForm(t, func(t *testing.T, load tableForm) {
+		a := writeFile(t, "a.json", `{"entries": [{"id": "ark:12345/x5", "target": "/a"}]}`)
+		b := writeFile(t, "b.json", `{"entries": [{"id": "ark:12345/q1", "target": "/q"}, {"id": "ark:/12345/x-5", "target": "/b"}]}`)
+		_, err := load(t, []string{a, b}, nil)
+		if err == nil || !strings.Contains(err.Error(), b+":1: entry 1") || !strings.Contains(err.Error(), "already assigned by "+a) {
+			t.Fatalf("got %v", err)
+		}
+		_, err = load(t, []string{a}, []Entry{{ID: "ark:12345/x-5", Target: "/inline"}})
+		if err == nil || !strings.Contains(err.Error(), "entries[0]") || !strings.Contains(err.Error(), a) {
+			t.Fatalf("inline conflict: got %v", err)
+		}
+	})
 }
 
 // The index must find every key it holds, and nothing else, through many
 // growths.
 func TestTableIndexFindsEveryKeyAndNothingElse(t *testing.T) {
-	const n = 50_000
-	rng := rand.New(rand.NewPCG(1, 2))
-	var sb strings.Builder
-	sb.WriteString(`{"entries": [`)
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("ark:12345/b%d%x", i, rng.Uint32())
-		if i > 0 {
-			sb.WriteString(",\n")
+	forEachTableForm(t, func(t *testing.T, load tableForm) {
+		const n = 50_000
+		rng := rand.New(rand.NewPCG(1, 2))
+		var sb strings.Builder
+		sb.WriteString(`{"entries": [`)
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("ark:12345/b%d%x", i, rng.Uint32())
+			if i > 0 {
+				sb.WriteString(",\n")
+			}
+			fmt.Fprintf(&sb, `{"id": %q, "target": "/t/%d"}`, keys[i], i)
 		}
-		fmt.Fprintf(&sb, `{"id": %q, "target": "/t/%d"}`, keys[i], i)
-	}
-	sb.WriteString("]}")
-	tb, err := loadTable([]string{writeFile(t, "big.json", sb.String())}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, k := range keys {
-		if a, ok := tb.lookup(k); !ok || a.target != fmt.Sprintf("/t/%d", i) {
-			t.Fatalf("%s: %+v %v", k, a, ok)
+		sb.WriteString("]}")
+		tb, err := load(t, []string{writeFile(t, "big.json", sb.String())}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, ok := tb.lookup(k + "x"); ok {
-			t.Fatalf("%sx found", k)
+		for i, k := range keys {
+			if a, ok := tb.lookup(k); !ok || a.target != fmt.Sprintf("/t/%d", i) {
+				t.Fatalf("%s: %+v %v", k, a, ok)
+			}
+			if _, ok := tb.lookup(k + "x"); ok {
+				t.Fatalf("%sx found", k)
+			}
 		}
-	}
-	if tb.len() != n {
-		t.Fatalf("len %d", tb.len())
-	}
+		if tb.len() != n {
+			t.Fatalf("len %d", tb.len())
+		}
+	})
 }
 
 func TestConflictsNameTheEntryIndexOfTheFileAfterSkippedDuplicates(t *testing.T) {
@@ -146,66 +156,70 @@ func TestConflictsNameTheEntryIndexOfTheFileAfterSkippedDuplicates(t *testing.T)
 // high and a low surrogate in a row make one code point; any other
 // surrogate is U+FFFD, and the escape after it is decoded on its own.
 func TestTableDecodesEscapesAsEncodingJSON(t *testing.T) {
-	values := []string{
-		`\uD83D\uDE00`, `\ud83d\ude00`, `\uDBFF\uDFFF`, `\uD800\u0041`, `\uDC00\uDC00`,
-		`\uDE00\uD83D`, `\uD83D\uD83D\uDE00`, `\uD800\u00e9`, `\uD800\\u0041`, `\uD800\n`,
-		`\uD83Dx`, `x\uD83D`, `\uDC00`, `\uD800\uD800`, `\u0000\u00e9\/`, `\b\f\n\r\t\"\\\/`,
-	}
-	var sb strings.Builder
-	sb.WriteString(`{"entries": [{"id": "ark:12345/s", "target": "/s", "meta": {`)
-	for i, v := range values {
-		if i > 0 {
-			sb.WriteString(", ")
+	forEachTableForm(t, func(t *testing.T, load tableForm) {
+		values := []string{
+			`\uD83D\uDE00`, `\ud83d\ude00`, `\uDBFF\uDFFF`, `\uD800\u0041`, `\uDC00\uDC00`,
+			`\uDE00\uD83D`, `\uD83D\uD83D\uDE00`, `\uD800\u00e9`, `\uD800\\u0041`, `\uD800\n`,
+			`\uD83Dx`, `x\uD83D`, `\uDC00`, `\uD800\uD800`, `\u0000\u00e9\/`, `\b\f\n\r\t\"\\\/`,
 		}
-		fmt.Fprintf(&sb, `"k%d": "%s"`, i, v)
-	}
-	sb.WriteString("}}]}")
-	tb, err := loadTable([]string{writeFile(t, "s.json", sb.String())}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, ok := tb.lookup("ark:12345/s")
-	if !ok {
-		t.Fatal("ark:12345/s not found")
-	}
-	for i, v := range values {
-		var want string
-		if err := json.Unmarshal([]byte(`"`+v+`"`), &want); err != nil {
-			t.Fatalf("%s: %v", v, err)
+		var sb strings.Builder
+		sb.WriteString(`{"entries": [{"id": "ark:12345/s", "target": "/s", "meta": {`)
+		for i, v := range values {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, `"k%d": "%s"`, i, v)
 		}
-		if got := a.meta[fmt.Sprintf("k%d", i)]; got != want {
-			t.Errorf("%s: got %+q, want %+q", v, got, want)
+		sb.WriteString("}}]}")
+		tb, err := load(t, []string{writeFile(t, "s.json", sb.String())}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		a, ok := tb.lookup("ark:12345/s")
+		if !ok {
+			t.Fatal("ark:12345/s not found")
+		}
+		for i, v := range values {
+			var want string
+			if err := json.Unmarshal([]byte(`"`+v+`"`), &want); err != nil {
+				t.Fatalf("%s: %v", v, err)
+			}
+			if got := a.meta[fmt.Sprintf("k%d", i)]; got != want {
+				t.Errorf("%s: got %+q, want %+q", v, got, want)
+			}
+		}
+	})
 }
 
 // An escape split by the end of the reader's 64 KiB buffer must decode as
 // one read whole: each escape is placed to start 1 to 12 bytes before it.
 func TestTableEscapesAcrossTheBufferBoundary(t *testing.T) {
-	const boundary = 1 << 16
-	for _, escape := range []string{`\u00e9`, `\uD83D\uDE00`, `\uD800\u0041`, `\"`, `\n`} {
-		var want string
-		if err := json.Unmarshal([]byte(`"`+escape+`"`), &want); err != nil {
-			t.Fatal(err)
+	forEachTableForm(t, func(t *testing.T, load tableForm) {
+		const boundary = 1 << 16
+		for _, escape := range []string{`\u00e9`, `\uD83D\uDE00`, `\uD800\u0041`, `\"`, `\n`} {
+			var want string
+			if err := json.Unmarshal([]byte(`"`+escape+`"`), &want); err != nil {
+				t.Fatal(err)
+			}
+			for back := 1; back <= 12; back++ {
+				head := `{"entries": [{"id": "ark:12345/e", "target": "/e", "meta": {"v": `
+				space := strings.Repeat(" ", boundary-back-len(head)-len(`"ab`))
+				pad := "ab"
+				content := head + space + `"` + pad + escape + "z\"}},\n" +
+					strings.Repeat(`{"id": "ark:12345/f", "target": "/f"},`+"\n", 10) + `{"id": "ark:12345/g", "target": "/g"}]}`
+				tb, err := load(t, []string{writeFile(t, "b.json", content)}, nil)
+				if err != nil {
+					t.Fatalf("%s at %d: %v", escape, boundary-back, err)
+				}
+				if a, ok := tb.lookup("ark:12345/e"); !ok || a.meta["v"] != pad+want+"z" {
+					t.Errorf("%s at %d: got ...%+q", escape, boundary-back, a.meta["v"][len(pad)-2:])
+				}
+				if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "/g" {
+					t.Errorf("%s at %d: ark:12345/g: %+v %v", escape, boundary-back, a, ok)
+				}
+			}
 		}
-		for back := 1; back <= 12; back++ {
-			head := `{"entries": [{"id": "ark:12345/e", "target": "/e", "meta": {"v": `
-			space := strings.Repeat(" ", boundary-back-len(head)-len(`"ab`))
-			pad := "ab"
-			content := head + space + `"` + pad + escape + "z\"}},\n" +
-				strings.Repeat(`{"id": "ark:12345/f", "target": "/f"},`+"\n", 10) + `{"id": "ark:12345/g", "target": "/g"}]}`
-			tb, err := loadTable([]string{writeFile(t, "b.json", content)}, nil)
-			if err != nil {
-				t.Fatalf("%s at %d: %v", escape, boundary-back, err)
-			}
-			if a, ok := tb.lookup("ark:12345/e"); !ok || a.meta["v"] != pad+want+"z" {
-				t.Errorf("%s at %d: got ...%+q", escape, boundary-back, a.meta["v"][len(pad)-2:])
-			}
-			if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "/g" {
-				t.Errorf("%s at %d: ark:12345/g: %+v %v", escape, boundary-back, a, ok)
-			}
-		}
-	}
+	})
 }
 
 // A small table, such as a Caddyfile's maps, must not take a whole 4 MiB

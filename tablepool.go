@@ -39,9 +39,11 @@ type liveTable struct {
 }
 
 // pooledTable is a table in the pool.
-type pooledTable struct{ t *table }
+type pooledTable struct{ t entryTable }
 
-// Destruct implements caddy.Destructor: a table holds nothing but memory.
+// Destruct implements caddy.Destructor. A table in the heap holds nothing
+// but memory; a compiled table's mapping is released once the table is
+// garbage, when no request still reads it (see compiledTable).
 func (pooledTable) Destruct() error { return nil }
 
 // fileStamp tells versions of a table file apart without reading it.
@@ -104,7 +106,7 @@ var errChanged = errors.New("a table file changed while it was being read; try a
 // openTable gets the handler's table for a config load, from the pool or
 // by reading it, and notes what it is in h.live. A file that keeps
 // changing while it is read fails the load after a few tries.
-func (h *Handler) openTable() (*table, error) {
+func (h *Handler) openTable() (entryTable, error) {
 	h.live.inline = entriesHash(h.Entries)
 	for try := 1; ; try++ {
 		stamps := statFiles(h.Tables)
@@ -124,7 +126,7 @@ func (h *Handler) openTable() (*table, error) {
 // acquireTable returns the table of key, reading the files (expected at
 // stamps) when the pool does not hold it yet. Unless it fails, the caller
 // must release key with tables.Delete once it no longer uses the table.
-func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (*table, error) {
+func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (entryTable, error) {
 	v, _, err := tables.LoadOrNew(key, func() (caddy.Destructor, error) {
 		t, err := h.readTable(stamps, trigger)
 		if err != nil {
@@ -141,9 +143,9 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (*ta
 
 // readTable reads and indexes the handler's tables, which are expected at
 // stamps, counting and logging the load.
-func (h *Handler) readTable(stamps []fileStamp, trigger int) (*table, error) {
+func (h *Handler) readTable(stamps []fileStamp, trigger int) (entryTable, error) {
 	start := time.Now()
-	t, err := loadTable(h.Tables, h.Entries)
+	t, err := openTables(h.Tables, h.Entries, h.VerifyTables)
 	if !slices.Equal(statFiles(h.Tables), stamps) {
 		return nil, errChanged // not a result: the file is read again once it settles
 	}

@@ -15,7 +15,7 @@ usage: bench/run.sh [options]
   -r RUNS     measured wrk runs per config; the median is reported (env RUNS, default 5)
   -d DUR      duration of each run, wrk syntax: 10s, 1m (env DURATION, default 10s)
   -c LIST     configs, comma-separated (env CONFIGS, default all):
-              ark-redirect ark-redirect-canon ark-inplace respond file_server map-redir
+              ark-redirect ark-redirect-canon ark-inplace ark-compiled respond file_server map-redir
   -C CONNS    wrk connections (env CONNECTIONS, default 50)
   -s SEED     table seed (env SEED, default 1)
   -M          skip map-redir (Caddy map needs ~30 s and ~2.6 GiB at 1M entries)
@@ -33,7 +33,7 @@ EOF
 ENTRIES=${ENTRIES:-1000000}
 RUNS=${RUNS:-5}
 DURATION=${DURATION:-10s}
-CONFIGS=${CONFIGS:-ark-redirect,ark-redirect-canon,ark-inplace,respond,file_server,map-redir}
+CONFIGS=${CONFIGS:-ark-redirect,ark-redirect-canon,ark-inplace,ark-compiled,respond,file_server,map-redir}
 CONNECTIONS=${CONNECTIONS:-50}
 SEED=${SEED:-1}
 CADDY=${CADDY:-}
@@ -139,7 +139,7 @@ want() {
 }
 for c in "${CFGS[@]}"; do
 	case $c in
-	ark-redirect | ark-redirect-canon | ark-inplace | respond | file_server | map-redir) ;;
+	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled | respond | file_server | map-redir) ;;
 	*) die "unknown config $c" ;;
 	esac
 done
@@ -152,6 +152,10 @@ timeout 600 "$OUT/gentable" -n "$ENTRIES" -seed "$SEED" -kind redirect -o "$DATA
 	-keys "$DATA/keys.txt" "${mapflag[@]}"
 timeout 600 "$OUT/gentable" -n "$ENTRIES" -seed "$SEED" -kind inplace -o "$DATA/inplace.json" -site "$DATA/site"
 find "$DATA/site/objects" -name '*.html' -printf '/objects/%f\n' >"$DATA/objects.txt"
+if want ark-compiled; then
+	log "compiling the redirect table"
+	timeout 600 "$CADDY" ark compile "$DATA/redirect.json" -o "$DATA/redirect.arkt" >&2
+fi
 
 # caddyfile CONFIG PORT: the Caddyfile of a configuration
 caddyfile() {
@@ -170,9 +174,10 @@ http://:$port {
 	bind 127.0.0.1
 EOF
 	case $cfg in
-	ark-redirect | ark-redirect-canon | ark-inplace)
+	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled)
 		local table=$DATA/redirect.json
 		[ "$cfg" = ark-inplace ] && table=$DATA/inplace.json
+		[ "$cfg" = ark-compiled ] && table=$DATA/redirect.arkt
 		cat <<EOF
 	ark {
 		naan 12345
@@ -200,14 +205,14 @@ EOF
 # wrk arguments for the keys and spelling of a configuration
 wrkargs() {
 	case $1 in
-	ark-redirect | ark-inplace | respond) echo "keys=$DATA/keys.txt mode=vary" ;;
+	ark-redirect | ark-inplace | ark-compiled | respond) echo "keys=$DATA/keys.txt mode=vary" ;;
 	ark-redirect-canon | map-redir) echo "keys=$DATA/keys.txt mode=canonical" ;;
 	file_server) echo "keys=$DATA/objects.txt mode=raw" ;;
 	esac
 }
 expected_status() {
 	case $1 in
-	ark-redirect | ark-redirect-canon | map-redir) echo 302 ;;
+	ark-redirect | ark-redirect-canon | ark-compiled | map-redir) echo 302 ;;
 	*) echo 200 ;;
 	esac
 }
@@ -216,6 +221,7 @@ describe() {
 	ark-redirect) echo "caddy-ark, redirect table (302), varied spellings" ;;
 	ark-redirect-canon) echo "caddy-ark, redirect table (302), normal-form spellings" ;;
 	ark-inplace) echo "caddy-ark, in-place table + file_server (200), varied spellings" ;;
+	ark-compiled) echo "caddy-ark, the redirect table compiled (302), varied spellings" ;;
 	respond) echo "Caddy respond (200), same ARK requests" ;;
 	file_server) echo "Caddy file_server (200), the in-place target files" ;;
 	map-redir) echo "Caddy map + redir (302), same table, normal-form spellings" ;;

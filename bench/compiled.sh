@@ -1,0 +1,140 @@
+#!/bin/bash
+# compiled.sh: the measurements of compiled tables in BENCHMARKS.md
+# ("Compiled tables"). Loopback only; every Caddy is started here, bounded
+# by timeout, and killed by PID on exit. Run under flock /tmp/ark-bench.lock.
+#
+#   bench/compiled.sh open CADDY TABLE
+#       start Caddy serving TABLE (compiled or JSON): the table's load time
+#       from Caddy's log, start to first answer, VmRSS and Pss when ready
+#   bench/compiled.sh reload CADDY A.arkt B.arkt KEYS [SWAPS]
+#       serve A with watch; under wrk load (KEYS, varied spellings), rename
+#       B, then A, ... over it SWAPS times (default 4); print RSS every
+#       0.5 s and wrk's statuses and errors
+#   bench/compiled.sh serve CADDY TABLE KEYS [DURATION]
+#       start Caddy serving TABLE, run wrk (KEYS, varied spellings, every
+#       status counted) for DURATION (default 10s): its result and VmRSS
+#   bench/compiled.sh pss CADDY TABLE KEYS
+#       two Caddy processes serving TABLE, each warmed by 5 s of wrk: their
+#       Rss and Pss (/proc/PID/smaps_rollup) and the sums
+set -euo pipefail
+cmd=$1 caddy=$(realpath "$2")
+shift 2
+abs=()
+for a in "$@"; do
+	if [ -e "$a" ]; then abs+=("$(realpath "$a")"); else abs+=("$a"); fi
+done
+set -- "${abs[@]}"
+root=$(cd "$(dirname "$0")/.." && pwd)
+lua=$root/bench/wrk/arks.lua
+work=$(mktemp -d /tmp/ark-compiled-bench.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+# start PORT TABLE EXTRA: start Caddy on PORT serving TABLE; sets spid
+start() {
+	local port=$1 table=$2 extra=${3:-}
+	cat >"$work/$port.Caddyfile" <<EOF
+{
+	admin off
+	persist_config off
+	auto_https off
+	log {
+		output file $work/$port.log
+		format json
+	}
+}
+http://:$port {
+	bind 127.0.0.1
+	ark {
+		naan 12345
+		table $table
+		foreign 404
+		$extra
+	}
+	file_server
+}
+EOF
+	t0=$(date +%s.%N)
+	timeout --kill-after=5 900 "$caddy" run --config "$work/$port.Caddyfile" >"$work/$port.out" 2>&1 &
+	local tpid=$!
+	pids+=("$tpid")
+	spid=
+	for _ in $(seq 100); do
+		spid=$(awk '{print $1}' "/proc/$tpid/task/$tpid/children" 2>/dev/null) || true
+		[ -n "$spid" ] && break
+		sleep 0.01
+	done
+	pids+=("$spid")
+	until curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/"; do
+		kill -0 "$tpid" || { cat "$work/$port.out"; exit 1; }
+		sleep 0.01
+	done
+	t1=$(date +%s.%N)
+}
+kib() { awk -v f="$2" '$1 == f":" {print $2}' "$1"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+loadtime() { grep '"table loaded"' "$work/$1.log" | tail -1 | sed 's/.*"duration":\([0-9.e+-]*\).*/\1/'; }
+
+case $cmd in
+open)
+	start 23180 "$1"
+	echo "table load (Caddy's log): $(awk -v d="$(loadtime 23180)" 'BEGIN { printf "%.1f ms", d * 1000 }')"
+	echo "start to first answer: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s", b - a }')"
+	echo "ready: VmRSS $(mib "$(kib /proc/$spid/status VmRSS)") MiB, Pss $(mib "$(kib /proc/$spid/smaps_rollup Pss)") MiB, anonymous $(mib "$(kib /proc/$spid/smaps_rollup Anonymous)") MiB"
+	;;
+reload)
+	a=$1 b=$2 keys=$3 swaps=${4:-4}
+	cp "$a" "$work/t.arkt"
+	start 23180 "$work/t.arkt" "watch 1s"
+	echo "ready: VmRSS $(mib "$(kib /proc/$spid/status VmRSS)") MiB"
+	wrk -t1 -c20 -d$((swaps * 8 + 8))s --timeout 10s -s "$lua" http://127.0.0.1:23180 -- keys="$keys" mode=vary check=1 >"$work/wrk.txt" 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	(while kill -0 "$wpid" 2>/dev/null; do
+		echo "$(date +%s.%N | cut -c7-14) rss $(mib "$(kib /proc/$spid/status VmRSS)") MiB:" \
+			"anon $(mib "$(kib /proc/$spid/status RssAnon)"), file $(mib "$(kib /proc/$spid/status RssFile)")"
+		sleep 0.5
+	done) >"$work/rss.txt" &
+	for i in $(seq "$swaps"); do
+		sleep 6
+		src=$b
+		[ $((i % 2)) = 0 ] && src=$a
+		cp "$src" "$work/t.new" && mv "$work/t.new" "$work/t.arkt"
+		echo "$(date +%s.%N | cut -c7-14) renamed $(basename "$src") over the table" >>"$work/events.txt"
+		until [ "$(grep -c 'table swapped in' "$work/23180.log")" -ge "$i" ]; do sleep 0.1; done
+		echo "$(date +%s.%N | cut -c7-14) swapped in" >>"$work/events.txt"
+	done
+	wait "$wpid" || true
+	sleep 0.6
+	sort -n "$work/rss.txt" "$work/events.txt"
+	grep -E 'Requests/sec|ARKS_RESULT|Socket errors|Non-2xx' "$work/wrk.txt"
+	echo "swaps logged: $(grep -c 'table swapped in' "$work/23180.log")"
+	;;
+serve)
+	start 23180 "$1"
+	wrk -t1 -c20 -d"${3:-10s}" --timeout 10s -s "$lua" http://127.0.0.1:23180 -- keys="$2" mode=vary check=1 | grep -E 'ARKS_RESULT'
+	echo "after: VmRSS $(mib "$(kib /proc/$spid/status VmRSS)") MiB, anonymous $(mib "$(kib /proc/$spid/smaps_rollup Anonymous)") MiB"
+	;;
+pss)
+	table=$1 keys=$2
+	start 23180 "$table"
+	p1=$spid
+	start 23181 "$table"
+	p2=$spid
+	for port in 23180 23181; do
+		wrk -t1 -c20 -d5s -s "$lua" "http://127.0.0.1:$port" -- keys="$keys" mode=vary >/dev/null 2>&1
+	done
+	r=0 p=0 an=0
+	for pid in $p1 $p2; do
+		rk=$(kib /proc/$pid/smaps_rollup Rss) pk=$(kib /proc/$pid/smaps_rollup Pss) ak=$(kib /proc/$pid/smaps_rollup Anonymous)
+		echo "pid $pid: Rss $(mib "$rk") MiB, Pss $(mib "$pk") MiB, of which anonymous (heap) $(mib "$ak") MiB"
+		r=$((r + rk)) p=$((p + pk)) an=$((an + ak))
+	done
+	echo "both: Rss $(mib $r) MiB, Pss $(mib $p) MiB, anonymous $(mib $an) MiB"
+	;;
+*)
+	echo "usage: see the head of $0" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,81 @@
+package ark
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// compileAll compiles the JSON table files at paths into out and writes
+// what it did to w.
+func compileAll(paths []string, out string, w io.Writer) error {
+	st, err := compileTables(paths, out)
+	if err != nil {
+		return err
+	}
+	per := 0.0
+	if st.distinct > 0 {
+		per = float64(st.size) / float64(st.distinct)
+	}
+	fmt.Fprintf(w, "%s: %s from %d entries (%d duplicates dropped), %d bytes, %.1f bytes per identifier\n",
+		out, count(st.distinct, "identifier"), st.entries, st.entries-st.distinct, st.size, per)
+	return nil
+}
+
+// exportedEntry is an entry as export writes it: every field that the
+// assignment holds, the status always, passthrough only when false, and
+// metadata whenever there is some, even empty.
+type exportedEntry struct {
+	ID          string             `json:"id"`
+	Target      string             `json:"target,omitempty"`
+	Status      int                `json:"status"`
+	Passthrough *bool              `json:"passthrough,omitempty"`
+	Meta        *map[string]string `json:"meta,omitempty"`
+}
+
+// exportTable writes the compiled table at path to w as a JSON table,
+// one entry a line, in the order the entries were compiled. Compiling
+// what it writes gives the same table.
+func exportTable(path string, w io.Writer) error {
+	t, err := openCompiledTable(path, true)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
+	bw.WriteString(`{"entries": [`)
+	first := true
+	off := false
+	werr := t.walk(func(key string, a *assignment) bool {
+		e := exportedEntry{ID: key, Target: a.target, Status: a.status}
+		if !a.passthrough {
+			e.Passthrough = &off
+		}
+		if a.meta != nil {
+			e.Meta = &a.meta
+		}
+		line.Reset()
+		if err = enc.Encode(&e); err != nil {
+			return false
+		}
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		bw.WriteByte('\n')
+		bw.Write(bytes.TrimSuffix(line.Bytes(), []byte("\n")))
+		return true
+	})
+	if werr != nil {
+		return fmt.Errorf("%s: %w", path, werr)
+	}
+	if err != nil {
+		return err
+	}
+	bw.WriteString("\n]}\n")
+	return bw.Flush()
+}

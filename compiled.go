@@ -1,0 +1,481 @@
+package ark
+
+// A compiled table is the file `caddy ark compile` writes: the same
+// assignments as the JSON table files it was compiled from, laid out to be
+// memory-mapped read-only and used in place, so that opening it costs the
+// same for ten entries as for a hundred million, pages are read from disk
+// only when a lookup touches them, and processes on one machine share
+// them through the page cache.
+//
+// # Format, version 1
+//
+// All integers are little-endian. The file is, in this order and without
+// gaps:
+//
+//	header   96 bytes
+//	slots    slotCount × 8 bytes: the open-addressing index
+//	records  count × 24 bytes: one per distinct key, in the order written
+//	arena    arenaLen bytes: keys, targets and metadata
+//	naans    naansLen bytes: the NAANs of the table's ARKs
+//
+// The header:
+//
+//	 0  [8]byte  magic "\x89ARKTBL\n" (never the start of a JSON file)
+//	 8  uint32   format version, 1
+//	12  uint32   reserved, 0
+//	16  uint64   count: distinct keys, at most 2^32-2
+//	24  uint64   slotCount: a power of two from 16 to 2^32, above count
+//	32  uint64   offset of the records
+//	40  uint64   offset of the arena
+//	48  uint64   arenaLen
+//	56  uint64   offset of the naans
+//	64  uint64   naansLen
+//	72  uint64   the file's length
+//	80  uint32   CRC-32C (Castagnoli) of every byte after the header
+//	84  uint32   CRC-32C of header bytes 0 to 83
+//	88  [8]byte  reserved, 0
+//
+// A slot is 0 when empty, else the high 32 bits of the key's hash
+// (compiledHash) above the record's index plus one. A key's search starts
+// at the slot numbered by its hash's high 32 bits modulo slotCount and
+// goes on slot by slot (wrapping) to the first empty one.
+//
+// A record:
+//
+//	 0  uint64  offset in the arena of its key, followed there by its
+//	            target and its metadata
+//	 8  uint16  key length
+//	10  uint16  target length ("" for a withdrawn identifier without one)
+//	12  uint32  metadata length: 0 for none, else a uint16 count of pairs,
+//	            then for each a uint16 key length, a uint16 value length,
+//	            the key and the value, keys in increasing order
+//	16  uint16  status: 200, 302, 303, 307 or 410
+//	18  uint16  flags: bit 0 passthrough, the others 0
+//	20  uint32  CRC-32C of record bytes 0 to 19 and of its arena bytes
+//
+// The naans are a uint32 count, then for each a uint8 length and the NAAN.
+//
+// # Damage
+//
+// Opening checks the header's checksum and that every section lies where
+// the header says, inside the file. A lookup bounds-checks every index and
+// offset it follows and checks the record's own checksum before answering
+// from it, so a damaged record is never answered from: it reads as absent.
+// The whole-file checksum, checked by `caddy ark check` and at open when
+// verify_tables is on, catches the rest (a damaged slot can hide a key).
+// A file truncated while mapped (copied over in place instead of renamed)
+// faults when a lookup reads past its new end; lookups recover from the
+// fault and miss.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"iter"
+	"runtime"
+	"runtime/debug"
+	"slices"
+)
+
+// compiledMagic starts every compiled table.
+const compiledMagic = "\x89ARKTBL\n"
+
+// compiledVersion is the format version this code reads and writes.
+const compiledVersion = 1
+
+const (
+	compiledHeaderSize = 96
+	compiledSlotSize   = 8
+	compiledRecordSize = 24
+	compiledMaxCount   = 1<<32 - 2
+	compiledMinSlots   = 16
+	compiledMaxSlots   = 1 << 32
+)
+
+// castagnoli is the CRC-32C table, computed in hardware where the CPU can.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// compiledHeader is the decoded header of a compiled table.
+type compiledHeader struct {
+	count, slotCount, recordsOff, arenaOff, arenaLen, naansOff, naansLen, fileLen uint64
+	dataCRC                                                                       uint32
+}
+
+// encode writes h as the 96 header bytes, with its checksum.
+func (h *compiledHeader) encode() []byte {
+	b := make([]byte, compiledHeaderSize)
+	copy(b, compiledMagic)
+	binary.LittleEndian.PutUint32(b[8:], compiledVersion)
+	for i, v := range []uint64{h.count, h.slotCount, h.recordsOff, h.arenaOff, h.arenaLen, h.naansOff, h.naansLen, h.fileLen} {
+		binary.LittleEndian.PutUint64(b[16+8*i:], v)
+	}
+	binary.LittleEndian.PutUint32(b[80:], h.dataCRC)
+	binary.LittleEndian.PutUint32(b[84:], crc32.Checksum(b[:84], castagnoli))
+	return b
+}
+
+// errDamaged is wrapped by every error about a compiled table's structure.
+var errDamaged = errors.New("damaged compiled table")
+
+func damaged(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errDamaged}, args...)...)
+}
+
+// decodeCompiledHeader validates the header of a compiled file of size
+// bytes and the places of its sections.
+func decodeCompiledHeader(b []byte, size uint64) (*compiledHeader, error) {
+	if size < compiledHeaderSize || uint64(len(b)) < compiledHeaderSize {
+		return nil, damaged("%d bytes, shorter than the header", size)
+	}
+	if string(b[:8]) != compiledMagic {
+		return nil, damaged("no compiled table magic")
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != compiledVersion {
+		return nil, fmt.Errorf("compiled table format version %d: this caddy-ark reads version %d; compile the table again", v, compiledVersion)
+	}
+	if crc32.Checksum(b[:84], castagnoli) != binary.LittleEndian.Uint32(b[84:]) {
+		return nil, damaged("header checksum mismatch")
+	}
+	u := func(off int) uint64 { return binary.LittleEndian.Uint64(b[off:]) }
+	h := &compiledHeader{count: u(16), slotCount: u(24), recordsOff: u(32), arenaOff: u(40), arenaLen: u(48),
+		naansOff: u(56), naansLen: u(64), fileLen: u(72), dataCRC: binary.LittleEndian.Uint32(b[80:])}
+	switch {
+	case binary.LittleEndian.Uint32(b[12:]) != 0 || u(88) != 0:
+		return nil, damaged("reserved header bytes are not 0")
+	case h.fileLen != size:
+		return nil, damaged("the header says %d bytes, the file has %d (truncated?)", h.fileLen, size)
+	case h.count > compiledMaxCount:
+		return nil, damaged("%d records", h.count)
+	case h.slotCount < compiledMinSlots || h.slotCount > compiledMaxSlots || h.slotCount&(h.slotCount-1) != 0 || h.count >= h.slotCount:
+		return nil, damaged("%d slots for %d records", h.slotCount, h.count)
+	case h.recordsOff != compiledHeaderSize+h.slotCount*compiledSlotSize,
+		h.arenaOff != h.recordsOff+h.count*compiledRecordSize,
+		h.arenaLen > size || h.naansOff != h.arenaOff+h.arenaLen,
+		h.naansLen > size || h.naansOff+h.naansLen != size:
+		return nil, damaged("sections out of place")
+	}
+	return h, nil
+}
+
+// compiledTable is a compiled table file mapped in memory. It implements
+// entryTable. Strings it returns are copies, so nothing refers to the
+// mapping once a lookup has returned; the mapping is released when the
+// table is garbage, that is when no resolver and no request uses it.
+type compiledTable struct {
+	path    string
+	data    []byte // the whole file, mapped read-only
+	slots   []byte
+	records []byte
+	arena   []byte
+	count   int
+	mask    uint64
+	naans   []string
+	dataCRC uint32
+}
+
+// sourceOf implements entryTable: a compiled table names its file.
+func (t *compiledTable) sourceOf(key string) (string, bool) {
+	if _, ok := t.lookup(key); !ok {
+		return "", false
+	}
+	return t.path, true
+}
+
+// isCompiledTable reports whether the file at path starts with the magic
+// of a compiled table.
+func isCompiledTable(path string) (bool, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var magic [len(compiledMagic)]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	return n == len(magic) && string(magic[:]) == compiledMagic, nil
+}
+
+// openCompiledTable maps the compiled table at path and checks its header
+// and structure; with verify, it also checks the whole file's checksum,
+// which reads every page.
+func openCompiledTable(path string, verify bool) (*compiledTable, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := mapFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t, err := newCompiledTable(path, data)
+	if err == nil && verify {
+		err = t.verify()
+	}
+	if err != nil {
+		unmapFile(data)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	runtime.AddCleanup(t, unmapFile, data)
+	return t, nil
+}
+
+// newCompiledTable validates data, a whole compiled file, and returns the
+// table it holds.
+func newCompiledTable(path string, data []byte) (*compiledTable, error) {
+	h, err := decodeCompiledHeader(data, uint64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	t := &compiledTable{path: path, data: data, count: int(h.count), mask: h.slotCount - 1, dataCRC: h.dataCRC,
+		slots:   data[compiledHeaderSize:h.recordsOff],
+		records: data[h.recordsOff:h.arenaOff],
+		arena:   data[h.arenaOff:h.naansOff],
+	}
+	if t.naans, err = decodeNAANs(data[h.naansOff:]); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// decodeNAANs reads the naans section.
+func decodeNAANs(b []byte) ([]string, error) {
+	if len(b) < 4 {
+		return nil, damaged("naans section too short")
+	}
+	n := binary.LittleEndian.Uint32(b)
+	b = b[4:]
+	if uint64(n) > uint64(len(b)) {
+		return nil, damaged("%d naans in %d bytes", n, len(b))
+	}
+	naans := make([]string, 0, n)
+	for range n {
+		if len(b) < 1 || int(b[0]) >= len(b) || b[0] == 0 {
+			return nil, damaged("naans section out of bounds")
+		}
+		naans = append(naans, string(b[1:1+b[0]]))
+		b = b[1+b[0]:]
+	}
+	if len(b) != 0 || !slices.IsSorted(naans) {
+		return nil, damaged("naans section malformed")
+	}
+	return naans, nil
+}
+
+// verify checks the whole file's checksum.
+func (t *compiledTable) verify() (err error) {
+	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	if crc32.Checksum(t.data[compiledHeaderSize:], castagnoli) != t.dataCRC {
+		return damaged("checksum mismatch: the file is not as it was written")
+	}
+	return nil
+}
+
+// compiledHash hashes a key for the compiled index. Unlike maphash, its
+// values are the same in every process, as a file's index needs.
+func compiledHash(s string) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	h := uint64(len(s)) * m
+	for ; len(s) >= 8; s = s[8:] {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = (h ^ w) * m
+		h ^= h >> 32
+	}
+	var w uint64
+	for i := range len(s) {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	h = (h ^ w) * m
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// compiledRecord is a record decoded and bounds-checked: its arena bytes
+// lie inside the arena.
+type compiledRecord struct {
+	key, target, meta []byte
+	status            int
+	passthrough       bool
+}
+
+// record decodes record i, checking its bounds, its checksum and its
+// fields; ok is false if it is damaged.
+func (t *compiledTable) record(i uint64) (r compiledRecord, ok bool) {
+	if i >= uint64(t.count) {
+		return r, false
+	}
+	return decodeCompiledRecord(t.records[i*compiledRecordSize:(i+1)*compiledRecordSize], t.arena, 0)
+}
+
+// decodeCompiledRecord decodes the record b, whose arena bytes are in arena, a
+// part of the arena starting at offset base.
+func decodeCompiledRecord(b, arena []byte, base uint64) (r compiledRecord, ok bool) {
+	off := binary.LittleEndian.Uint64(b)
+	keyLen, targetLen := uint64(binary.LittleEndian.Uint16(b[8:])), uint64(binary.LittleEndian.Uint16(b[10:]))
+	metaLen := uint64(binary.LittleEndian.Uint32(b[12:]))
+	if off < base || off-base > uint64(len(arena)) || keyLen+targetLen+metaLen > uint64(len(arena))-(off-base) {
+		return r, false
+	}
+	off -= base
+	all := arena[off : off+keyLen+targetLen+metaLen]
+	crc := crc32.Update(crc32.Checksum(b[:20], castagnoli), castagnoli, all)
+	if crc != binary.LittleEndian.Uint32(b[20:]) {
+		return r, false
+	}
+	r = compiledRecord{key: all[:keyLen], target: all[keyLen : keyLen+targetLen], meta: all[keyLen+targetLen:],
+		status: int(binary.LittleEndian.Uint16(b[16:]))}
+	flags := binary.LittleEndian.Uint16(b[18:])
+	r.passthrough = flags&1 != 0
+	switch r.status {
+	case 200, 302, 303, 307, 410:
+	default:
+		return r, false
+	}
+	return r, flags&^1 == 0
+}
+
+// assignment copies r out of the mapping; ok is false if its metadata is
+// malformed.
+func (r *compiledRecord) assignment() (*assignment, bool) {
+	a := &assignment{target: string(r.target), status: r.status, passthrough: r.passthrough}
+	if len(r.meta) == 0 {
+		return a, true
+	}
+	m, ok := decodeMeta(r.meta)
+	a.meta = m
+	return a, ok
+}
+
+// decodeMeta decodes a record's metadata, checking every length.
+func decodeMeta(b []byte) (map[string]string, bool) {
+	if len(b) < 2 {
+		return nil, false
+	}
+	n := int(binary.LittleEndian.Uint16(b))
+	if n > maxMetaKeys {
+		return nil, false
+	}
+	b = b[2:]
+	m := make(map[string]string, n)
+	prev := ""
+	for i := range n {
+		if len(b) < 4 {
+			return nil, false
+		}
+		kl, vl := int(binary.LittleEndian.Uint16(b)), int(binary.LittleEndian.Uint16(b[2:]))
+		b = b[4:]
+		if kl == 0 || kl+vl > len(b) {
+			return nil, false
+		}
+		k := string(b[:kl])
+		if i > 0 && k <= prev {
+			return nil, false
+		}
+		m[k], prev = string(b[kl:kl+vl]), k
+		b = b[kl+vl:]
+	}
+	return m, len(b) == 0
+}
+
+// lookup implements entryTable.
+func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
+	defer runtime.KeepAlive(t) // the mapping must outlive the reads below
+	defer recoverFault(func() { a, ok = nil, false })
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return t.find(key)
+}
+
+// recoverFault, deferred after debug.SetPanicOnFault(true), turns a memory
+// fault into a call of onFault: reading a page of a mapped file that was
+// truncated after it was mapped (a table copied over in place, not
+// renamed) faults, and must not crash the server. Other panics go on.
+func recoverFault(onFault func()) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, fault := r.(interface{ Addr() uintptr }); !fault {
+		panic(r)
+	}
+	onFault()
+}
+
+func (t *compiledTable) find(key string) (*assignment, bool) {
+	h := compiledHash(key)
+	tag := h >> 32
+	i := tag & t.mask
+	for range t.mask + 1 {
+		s := binary.LittleEndian.Uint64(t.slots[i*compiledSlotSize:])
+		if s == 0 {
+			return nil, false
+		}
+		if s>>32 == tag {
+			r, ok := t.record(uint64(uint32(s)) - 1)
+			if ok && string(r.key) == key {
+				return r.assignment()
+			}
+		}
+		i = (i + 1) & t.mask
+	}
+	return nil, false
+}
+
+// len implements entryTable.
+func (t *compiledTable) len() int { return t.count }
+
+// naanList implements entryTable.
+func (t *compiledTable) naanList() []string { return slices.Clone(t.naans) }
+
+// all implements entryTable. A damaged record ends the iteration; check
+// reports it (see walk).
+func (t *compiledTable) all() iter.Seq2[string, *assignment] {
+	return func(yield func(string, *assignment) bool) {
+		_ = t.walk(yield)
+	}
+}
+
+// walk yields every record in order, and returns an error naming the
+// first damaged one.
+func (t *compiledTable) walk(yield func(string, *assignment) bool) (err error) {
+	defer runtime.KeepAlive(t)
+	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	for i := range uint64(t.count) {
+		r, ok := t.record(i)
+		if !ok {
+			return damaged("record %d", i)
+		}
+		a, ok := r.assignment()
+		if !ok {
+			return damaged("record %d: metadata", i)
+		}
+		if !yield(string(r.key), a) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// check verifies the whole file: its checksum, every record, and that the
+// index finds every key. It returns the first problem.
+func (t *compiledTable) check() error {
+	if err := t.verify(); err != nil {
+		return err
+	}
+	var err error
+	i := 0
+	werr := t.walk(func(key string, _ *assignment) bool {
+		if _, ok := t.lookup(key); !ok {
+			err = damaged("record %d (%s): not found through the index", i, key)
+			return false
+		}
+		i++
+		return true
+	})
+	return errors.Join(werr, err)
+}
