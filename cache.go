@@ -36,12 +36,7 @@ type resolutionCache struct {
 
 // newResolutionCache returns a cache for size resolutions.
 func newResolutionCache(size int) (*resolutionCache, error) {
-	c, err := ristretto.NewCache(&ristretto.Config[string, *resolution]{
-		NumCounters:        int64(size) * 10,
-		MaxCost:            int64(size),
-		BufferItems:        64,
-		IgnoreInternalCost: true,
-	})
+	c, err := newRistretto[*resolution](size)
 	if err != nil {
 		return nil, err
 	}
@@ -90,4 +85,15 @@ func (rc *resolutionCache) close() {
 		rc.closed = true
 		rc.c.Close()
 	}
+}
+
+// newRistretto returns a ristretto cache of size entries, each costing 1,
+// with the usual ten counters an entry.
+func newRistretto[V any](size int) (*ristretto.Cache[string, V], error) {
+	return ristretto.NewCache(&ristretto.Config[string, V]{
+		NumCounters:        int64(size) * 10,
+		MaxCost:            int64(size),
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
 }

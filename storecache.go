@@ -25,12 +25,7 @@ type storeCache struct {
 
 // newStoreCache returns a cache for size keys.
 func newStoreCache(size int) (*storeCache, error) {
-	c, err := ristretto.NewCache(&ristretto.Config[string, *assignment]{
-		NumCounters:        int64(size) * 10,
-		MaxCost:            int64(size),
-		BufferItems:        64,
-		IgnoreInternalCost: true,
-	})
+	c, err := newRistretto[*assignment](size)
 	if err != nil {
 		return nil, err
 	}
