@@ -127,16 +127,31 @@ is 1. A line repeating an earlier assignment is left out. With -o the table
 appears only once it is complete; on standard output a failed import does not
 end the table, so it cannot be loaded by mistake. <file> "-" is standard
 input.
+
+With --postgres <connection string>, the identifiers go straight into that
+PostgreSQL store (schema --schema, created or migrated as a node would) with
+COPY, in one transaction: a bad line, or an identifier already bound
+differently in the store, keeps nothing.
 `,
 		Args: cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx or auto")
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
+	cmd.Flags().String("postgres", "", "Import into the PostgreSQL store at this connection string instead of writing a table")
+	cmd.Flags().String("schema", defaultPGSchema, "With --postgres: the store's schema")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, _ := cmd.Flags().GetString("format")
 		output, _ := cmd.Flags().GetString("output")
+		dsn, _ := cmd.Flags().GetString("postgres")
+		schema, _ := cmd.Flags().GetString("schema")
 		if _, ok := importFormats[format]; !ok && format != "auto" {
 			return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx or auto, not %q", format)
+		}
+		if dsn != "" {
+			if output != "" {
+				return errors.New("give -o or --postgres, not both")
+			}
+			return importFileToPostgres(args[0], format, dsn, schema, cmd.InOrStdin(), cmd.ErrOrStderr())
 		}
 		return importFile(args[0], format, output, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}

@@ -196,24 +196,45 @@ func skipBOM(r io.Reader) io.Reader {
 	return br
 }
 
+// openImport opens the file at path (standard input for "-") for an
+// import, and names its format when format is "auto".
+func openImport(path, format string, stdin io.Reader) (br *bufio.Reader, name, detected string, closeInput func(), err error) {
+	in, name, closeInput := stdin, "stdin", func() {}
+	if path != "-" {
+		f, err := openRegular(path)
+		if err != nil {
+			return nil, "", "", nil, err
+		}
+		in, name, closeInput = f, path, func() { f.Close() }
+	}
+	br = bufio.NewReaderSize(in, 64<<10)
+	if format == "auto" {
+		format = guessImportFormat(path, br)
+	}
+	return br, name, format, closeInput, nil
+}
+
+// importFileToPostgres imports the file at path (standard input for "-")
+// into the PostgreSQL store at dsn (see importToPostgres).
+func importFileToPostgres(path, format, dsn, schema string, stdin io.Reader, errOut io.Writer) error {
+	br, name, format, closeInput, err := openImport(path, format, stdin)
+	if err != nil {
+		return err
+	}
+	defer closeInput()
+	return importToPostgres(br, name, format, dsn, schema, errOut)
+}
+
 // importFile imports the file at path (standard input for "-") and writes
 // the table to output, or to stdout when output is "". A table written to
 // a file appears only once it is complete: it is written beside the file
 // and renamed over it.
 func importFile(path, format, output string, stdin io.Reader, stdout, errOut io.Writer) error {
-	in, name := stdin, "stdin"
-	if path != "-" {
-		f, err := openRegular(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in, name = f, path
+	br, name, format, closeInput, err := openImport(path, format, stdin)
+	if err != nil {
+		return err
 	}
-	br := bufio.NewReaderSize(in, 64<<10)
-	if format == "auto" {
-		format = guessImportFormat(path, br)
-	}
+	defer closeInput()
 	if output == "" {
 		stats, err := importTable(br, name, format, stdout, errOut)
 		if err == nil {

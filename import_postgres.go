@@ -1,0 +1,87 @@
+package ark
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"go.uber.org/zap"
+)
+
+// importToPostgres imports what importTable makes of br straight into the
+// PostgreSQL store at dsn, under schema: the rows stream through COPY in
+// one transaction, so a refused line or a conflict with the store keeps
+// nothing. The store's schema is created or migrated first, as a Caddy
+// node would. The table files of Caddy configs are not consulted: an
+// identifier they assign resolves from them whatever the store says.
+func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut io.Writer) error {
+	if schema == "" {
+		schema = defaultPGSchema
+	}
+	if !validSchemaName(schema) {
+		return fmt.Errorf("--schema %q: lowercase letters, digits and _ only", schema)
+	}
+	b, err := newPGBackend(dsn, schema, 2, defaultPGTimeout, zap.NewNop())
+	if err != nil {
+		return err
+	}
+	defer b.Destruct()
+
+	pr, pw := io.Pipe()
+	var stats importStats
+	go func() {
+		var err error
+		stats, err = importTable(br, name, format, pw, errOut)
+		pw.CloseWithError(err)
+	}()
+	entries := make(chan *Entry)
+	read := make(chan error, 1)
+	go func() {
+		_, err := newTableReader(pr).each(func(e *Entry) error { entries <- e; return nil })
+		pr.CloseWithError(err)
+		close(entries)
+		read <- err
+	}()
+	n, err := b.Import(context.Background(), func() (*Binding, error) {
+		e, ok := <-entries
+		if !ok {
+			if err := <-read; err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		}
+		return importedBinding(e)
+	}, "caddy ark import")
+	if err != nil {
+		pr.CloseWithError(err)
+		for range entries { // let the reader finish
+		}
+		var ie *ImportError
+		if errors.As(err, &ie) {
+			return fmt.Errorf("%s: nothing imported: entry %d (%s) is already bound differently in the store: %w", name, ie.Index, ie.Key, ie.Err)
+		}
+		return fmt.Errorf("%s: nothing imported: %w", name, err)
+	}
+	fmt.Fprintf(errOut, "%s (%s): %s; %d added to the store, the rest were bound the same way already\n", name, format, stats, n)
+	return nil
+}
+
+// importedBinding is the binding of an entry of an imported table, which
+// the importer has already checked.
+func importedBinding(e *Entry) (*Binding, error) {
+	key, _, a, err := e.compile()
+	if err != nil {
+		return nil, err
+	}
+	b := &Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
+	if b.Status == http.StatusGone {
+		b.Reason = "withdrawn in an imported table"
+		if r := a.meta["reason"]; r != "" {
+			b.Reason = r
+		}
+	}
+	return b, nil
+}
