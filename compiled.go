@@ -384,9 +384,17 @@ func decodeMeta(b []byte) (map[string]string, bool) {
 
 // lookup implements entryTable.
 func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
-	defer runtime.KeepAlive(t) // the mapping must outlive the reads below
-	defer recoverFault(func() { a, ok = nil, false })
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			a, ok = nil, false
+		}
+		runtime.KeepAlive(t) // the mapping must outlive the reads above
+	}()
 	return t.find(key)
 }
 
