@@ -36,17 +36,7 @@ if command -v taskset >/dev/null && [ "$(nproc --all)" -ge 2 ]; then
 	PIN_CLIENT=(taskset -c 1)
 fi
 
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${PIDS[@]}"; do
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$p" 2>/dev/null || true
-	done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$ROOT/bench/procs.sh"
 
 if [ -z "$CADDY" ]; then
 	log "building ./cmd/caddy"

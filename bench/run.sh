@@ -103,17 +103,7 @@ else
 fi
 
 # ---- processes: every PID we start is recorded and killed on exit
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${PIDS[@]}"; do
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$p" 2>/dev/null || true
-	done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$ROOT/bench/procs.sh"
 
 # ---- build
 if [ -z "$CADDY" ]; then
