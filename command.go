@@ -37,7 +37,7 @@ draft-ark-uri-scheme:
 	caddy ark mint <shoulder>       mint identifiers through the API
 	caddy ark bind <id> <target>    bind an identifier through the API
 	caddy ark withdraw <id> <why>   withdraw an identifier through the API
-	caddy ark export                print the API's store as a table file
+	caddy ark export --api <url>    print the API's store as a table file
 	caddy ark hash-key              hash a key for the api configuration
 `,
 		CobraFunc: func(cmd *cobra.Command) {

@@ -261,6 +261,12 @@ func TestBinaryCompileExportCheck(t *testing.T) {
 	if status != 0 || stdout != exportedEveryField {
 		t.Errorf("export: status %d, %q %q", status, stdout, errOut)
 	}
+	// export is also the API's: it takes a file or --api, exactly one.
+	for _, args := range [][]string{{"ark", "export"}, {"ark", "export", out, "--api", "http://127.0.0.1:1/api"}} {
+		if _, errOut, status := runCaddy(t, "", args...); status != 1 || !strings.Contains(errOut, "either a compiled table file or --api") {
+			t.Errorf("%v: status %d, %q", args, status, errOut)
+		}
+	}
 	stdout, errOut, status = runCaddy(t, "", "ark", "check", out)
 	want := out + ": compiled table, checksum ok, 9 identifiers\n" +
 		"ok: 9 identifiers (8 ARKs under NAANs 12345, 67890; 1 URN): 3 in place, 3 redirected, 1 related (303), 2 withdrawn (410)\n"
