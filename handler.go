@@ -46,7 +46,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.logger.Error("the store could not be read", zap.String("raw", core), zap.Error(res.err))
 		h.observe(r, repl, core, res, res.outcome, "")
 		w.Header().Set("Retry-After", retryAfter)
-		return writeRefusal(w, res.status, res.reason)
+		return h.refuse(w, r, res.status, res.reason, "")
 	}
 	if isInflection(r.URL) && isARKCore(core) && res.outcome != outcomeForeign {
 		out, err := h.serveInfo(w, r, rs, core, res, repl)
@@ -77,7 +77,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.refuse(w, r, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver", res.key)
 	}
 	vars.target = target
-	h.self(r).addLinks(w.Header(), res)
+	at := h.self(r)
+	at.addLinks(w.Header(), res)
 	if res.status != http.StatusOK {
 		h.observe(r, repl, core, res, res.outcome, target)
 		w.Header().Set("Location", target)
@@ -93,7 +94,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
 		h.observe(r, repl, core, res, res.outcome, target)
-		return redirectToDirectory(w, h.self(r), res, query)
+		return redirectToDirectory(w, at, res, query)
 	}
 	rewrite(r, served)
 	status, err := serveInPlace(w, r, next)
