@@ -21,9 +21,14 @@ type handlerStore struct {
 // data directory when minters or the API need one and none is
 // configured, and
 // watches it to keep the cache true.
+
+// defaultStore is the store of a handler with minters or an API and no
+// store line: the bolt file in Caddy's data directory.
+var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
+
 func (h *Handler) openStore(ctx caddy.Context) error {
 	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil) {
-		h.StoreRaw = json.RawMessage(`{"backend":"bolt"}`)
+		h.StoreRaw = defaultStore
 	}
 	if h.StoreRaw == nil {
 		return nil
@@ -88,7 +93,7 @@ func (h *Handler) TableSource(key string) (string, bool) {
 // bolt store in Caddy's data directory.
 func (h *Handler) unmarshalStore(d *caddyfile.Dispenser) error {
 	if !d.NextArg() {
-		h.StoreRaw = json.RawMessage(`{"backend":"bolt"}`)
+		h.StoreRaw = defaultStore
 		return nil
 	}
 	name := d.Val()
