@@ -50,9 +50,9 @@ type resolution struct {
 
 // resolve returns the resolution of core, the escaped request path without
 // its leading "/" and without query. An ARK spelled in normal form that is
-// in the table is answered straight from it, and a core that does not parse
-// is refused straight away: both cost less than a round trip through the
-// cache (BENCHMARKS.md). The cache is in front of the rest: repaired
+// in the table, or bound in the store cache, is answered straight from it,
+// and a core that does not parse is refused straight away: all cost less
+// than a round trip through the cache (BENCHMARKS.md). The cache is in front of the rest: repaired
 // spellings, ancestors, templates, foreign and unknown identifiers.
 func (rs *resolver) resolve(ctx context.Context, core string) *resolution {
 	if isURN(core) {
@@ -65,6 +65,9 @@ func (rs *resolver) resolve(ctx context.Context, core string) *resolution {
 	if a.Key() == core {
 		if e, ok := rs.table.lookup(core); ok {
 			return (&resolution{key: core, ark: a, isARK: true, shoulder: a.Shoulder()}).fromEntry(e, "exact", core, "")
+		}
+		if res := rs.cachedStoreBinding(a); res != nil {
+			return res
 		}
 	}
 	return rs.cached(core, func() *resolution { return rs.computeARK(ctx, a) })

@@ -50,6 +50,16 @@ func (sc *storeCache) get(keys []string) ([]*assignment, bool) {
 	return out, true
 }
 
+// getOne returns the cached answer for key, and false if it is missing.
+func (sc *storeCache) getOne(key string) (*assignment, bool) {
+	sc.mu.RLock()
+	defer sc.mu.RUnlock()
+	if sc.closed {
+		return nil, false
+	}
+	return sc.c.Get(key)
+}
+
 // now returns the epoch to pass to put for a lookup starting now.
 func (sc *storeCache) now() uint64 { return sc.epoch.Load() }
 

@@ -24,6 +24,9 @@ const retryAfter = "5"
 // store has nothing to say, leaving res live: its absence came from the
 // store too.
 func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.ARK) *resolution {
+	if done := rs.cachedStoreBinding(a); done != nil {
+		return done
+	}
 	res.live = true
 	ancestors := a.Ancestors()
 	keys := make([]string, 1, 1+len(ancestors))
@@ -54,6 +57,25 @@ func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.
 		return res.fromEntry(e, "inherited", ancestors[i].Key, ancestors[i].Suffix)
 	}
 	return nil
+}
+
+// cachedStoreBinding answers a, an ARK of ours that no table assigns
+// exactly, when the store cache holds a binding of a itself: the store's
+// exact binding comes before any ancestor's, so neither the ancestors nor
+// the request cache need to be asked. It returns nil otherwise.
+func (rs *resolver) cachedStoreBinding(a normalize.ARK) *resolution {
+	if rs.stored == nil || a.NAAN() == normalize.InvalidNAAN {
+		return nil
+	}
+	if _, ours := rs.ours[a.NAAN()]; !ours {
+		return nil
+	}
+	e, ok := rs.stored.getOne(a.Key())
+	if !ok || e == nil || e.status == 0 {
+		return nil
+	}
+	res := &resolution{key: a.Key(), ark: a, isARK: true, shoulder: a.Shoulder(), live: true}
+	return res.fromEntry(e, "exact", res.key, "")
 }
 
 // storeLookup returns the store's assignments of keys, nil where it has
