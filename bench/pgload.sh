@@ -3,19 +3,28 @@
 # embedded bbolt store and for PostgreSQL (a throwaway cluster on
 # loopback, PostgreSQL's default settings), in one run:
 #   - redirect throughput of a hot set of N bound identifiers (cached)
-#     against Caddy `respond` on the same Caddy, wrk -t1 -c50, RUNS runs each;
+#     against Caddy `respond` on the same Caddy, wrk -t1 -c50, RUNS
+#     alternating runs of DUR each, and the median of the per-run ratios
+#     (short alternating runs: a shared machine's speed drifts from one
+#     10-second run to the next more than the difference measured);
+#   - the latency of uncached resolutions through HTTP: UNCACHED more
+#     identifiers imported through the API, asked of a site with the same
+#     store and `cache_size off`, so that every request reads the store;
+#     wrk with 1 and with 16 connections for LAT_DUR each;
 #   - bind latency (sequential PUTs) and mint throughput (16 clients)
 #     through the API, with bench/apiload.
 # Prints one line per figure; run it under `flock /tmp/ark-bench.lock`.
 #
-#   bench/pgload.sh                     # N=1000 RUNS=3 DUR=10s
-#   N=10000 RUNS=1 DUR=5s bench/pgload.sh
+#   bench/pgload.sh       # N=1000 RUNS=15 DUR=3s UNCACHED=100000 LAT_DUR=10s
+#   N=10000 RUNS=3 DUR=5s bench/pgload.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 N=${N:-1000}
-RUNS=${RUNS:-3}
-DUR=${DUR:-10s}
+RUNS=${RUNS:-15}
+DUR=${DUR:-3s}
+UNCACHED=${UNCACHED:-100000}
+LAT_DUR=${LAT_DUR:-10s}
 out=bench/out/pgload
 mkdir -p "$out"
 
@@ -58,7 +67,7 @@ for store in bolt postgres; do
 	bolt) line="store bolt $out/store.db"; rm -f "$out/store.db" ;;
 	postgres) line="store postgres $dsn" ;;
 	esac
-	p1=$(freeport) p2=$(freeport)
+	p1=$(freeport) p2=$(freeport) p3=$(freeport)
 	cat >"$out/$store.Caddyfile" <<EOF
 {
 	admin off
@@ -83,21 +92,39 @@ for store in bolt postgres; do
 	}
 	respond 404
 }
+:$p3 {
+	bind 127.0.0.1
+	ark {
+		naan 12345
+		$line
+		cache_size off
+	}
+	respond 404
+}
 EOF
 	XDG_DATA_HOME="$out/data" "${pin_server[@]}" "$out/caddy" run --config "$out/$store.Caddyfile" --adapter caddyfile >"$out/$store.log" 2>&1 &
 	caddy_pid=$!
 	waitport "$p2"
 	api="http://127.0.0.1:$p2/api/ark"
 	"$out/apiload" -api "$api" -mode fill -n "$N" -keys "$out/keys.txt" | sed "s/^/$store /"
+	"$out/apiload" -api "$api" -mode import -n "$UNCACHED" -keys "$out/uncached.txt" | sed "s/^/$store /"
 	"$out/apiload" -api "$api" -mode bind -n 500 | sed "s/^/$store /"
 	"$out/apiload" -api "$api" -mode mint -n 2000 -c 16 -shoulder ark:12345/m1 | sed "s/^/$store /"
+	ratios=()
 	for r in $(seq "$RUNS"); do
 		for target in "ark $p2" "respond $p1"; do
 			set -- $target
 			rps=$("${pin_wrk[@]}" timeout 120 wrk -t1 -c50 -d"$DUR" -s bench/wrk/arks.lua "http://127.0.0.1:$2" -- keys="$out/keys.txt" mode=canonical |
 				awk '/Requests\/sec/ {print $2}')
 			echo "$store run=$r $1 req_per_s=$rps"
+			eval "rps_$1=$rps"
 		done
+		ratios+=("$(awk -v a="$rps_ark" -v b="$rps_respond" 'BEGIN {printf "%.3f", a / b}')")
+	done
+	echo "$store hot-set ratios=$(IFS=,; echo "${ratios[*]}") median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')"
+	for c in 1 16; do
+		"${pin_wrk[@]}" timeout 120 wrk -t1 -c"$c" -d"$LAT_DUR" -s bench/wrk/arks.lua "http://127.0.0.1:$p3" -- keys="$out/uncached.txt" mode=canonical check=1 |
+			awk -v s="$store" -v c="$c" '/^ARKS_RESULT/ {sub(/^ARKS_RESULT /, ""); print s " uncached connections=" c " " $0}'
 	done
 	kill "$caddy_pid"
 	wait "$caddy_pid" 2>/dev/null || true

@@ -4,6 +4,8 @@
 //
 //	fill: binds -n identifiers ark:12345/b<i> in one streamed bulk request
 //	      and writes them to -keys, for bench/wrk/arks.lua
+//	import: binds -n identifiers ark:12345/u<i> in one POST import (the
+//	      store's bulk load) and writes them to -keys
 //	bind: -n sequential PUTs of new identifiers; latency percentiles
 //	mint: -n names minted -per a request from -c concurrent clients;
 //	      names/s, and a check that no name was handed out twice
@@ -30,12 +32,12 @@ import (
 
 func main() {
 	api := flag.String("api", "", "the API's URL")
-	mode := flag.String("mode", "", "fill, bind or mint")
+	mode := flag.String("mode", "", "fill, import, bind or mint")
 	n := flag.Int("n", 1000, "how many identifiers")
 	conc := flag.Int("c", 16, "concurrent clients (mint)")
 	per := flag.Int("per", 1, "names per mint request (mint, at most 1000)")
 	shoulder := flag.String("shoulder", "ark:12345/m1", "the shoulder to mint under")
-	keys := flag.String("keys", "", "where fill writes the bound identifiers")
+	keys := flag.String("keys", "", "where fill and import write the bound identifiers")
 	prefix := flag.String("prefix", "ark:12345/p", "what bind puts before its counter")
 	flag.Parse()
 	c := &client{api: strings.TrimSuffix(*api, "/"), key: os.Getenv("ARK_API_KEY"), http: &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: *conc}}}
@@ -43,12 +45,14 @@ func main() {
 	switch *mode {
 	case "fill":
 		err = c.fill(*n, *keys)
+	case "import":
+		err = c.importTable(*n, *keys)
 	case "bind":
 		err = c.bind(*n, *prefix)
 	case "mint":
 		err = c.mint(*n, *conc, *per, *shoulder)
 	default:
-		err = errors.New("-mode: fill, bind or mint")
+		err = errors.New("-mode: fill, import, bind or mint")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
@@ -78,6 +82,39 @@ func (c *client) do(method, path string, body io.Reader) ([]byte, error) {
 		err = fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, data)
 	}
 	return data, err
+}
+
+// importTable binds n identifiers, ark:12345/u0 and on, in one POST
+// import (the store's bulk load, much faster than bulk's one write a line),
+// and writes them to keys.
+func (c *client) importTable(n int, keys string) error {
+	out, err := os.Create(keys)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriter(pw)
+		sep := `{"entries": [`
+		for i := range n {
+			fmt.Fprintf(w, "%s\n"+`{"id":"ark:12345/u%d","target":"https://repo.example.org/u/%d"}`, sep, i, i)
+			sep = ","
+		}
+		fmt.Fprint(w, "\n]}\n")
+		pw.CloseWithError(w.Flush())
+	}()
+	start := time.Now()
+	if _, err := c.do("POST", "/import", pr); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	w := bufio.NewWriter(out)
+	for i := range n {
+		fmt.Fprintf(w, "ark:12345/u%d\n", i)
+	}
+	fmt.Printf("APILOAD mode=import n=%d seconds=%.2f rows_per_s=%.0f\n", n, elapsed.Seconds(), float64(n)/elapsed.Seconds())
+	return w.Flush()
 }
 
 func (c *client) fill(n int, keys string) error {
