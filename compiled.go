@@ -60,12 +60,13 @@ package ark
 // Opening checks the header's checksum and that every section lies where
 // the header says, inside the file. A lookup bounds-checks every index and
 // offset it follows and checks the record's own checksum before answering
-// from it, so a damaged record is never answered from: it reads as absent.
-// The whole-file checksum, checked by `caddy ark check` and at open when
-// verify_tables is on, catches the rest (a damaged slot can hide a key).
-// A file truncated while mapped (copied over in place instead of renamed)
-// faults when a lookup reads past its new end; lookups recover from the
-// fault and miss.
+// from it, so a damaged record is never answered from: a lookup that
+// reaches one answers unreadable (503), since the key asked for may be the
+// one it holds. The whole-file checksum, checked by `caddy ark check` and
+// at open when verify_tables is on, catches the rest (a damaged slot can
+// hide a key). A file truncated while mapped (copied over in place instead
+// of renamed) faults when a lookup reads past its new end; lookups recover
+// from the fault and answer unreadable too.
 
 import (
 	"encoding/binary"
@@ -76,6 +77,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
 )
 
 // compiledMagic starts every compiled table.
@@ -172,6 +177,7 @@ type compiledTable struct {
 	mask    uint64
 	naans   []string
 	dataCRC uint32
+	damaged atomic.Bool // a lookup found the file damaged (logged once)
 }
 
 // sourceOf implements entryTable: a compiled table names its file.
@@ -382,7 +388,8 @@ func decodeMeta(b []byte) (map[string]string, bool) {
 	return m, len(b) == 0
 }
 
-// lookup implements entryTable.
+// lookup implements entryTable. A file found damaged where key would be,
+// or shrunk while mapped, answers unreadable: the key may well be in it.
 func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
@@ -391,11 +398,23 @@ func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
 			if _, fault := r.(interface{ Addr() uintptr }); !fault {
 				panic(r)
 			}
-			a, ok = nil, false
+			a, ok = unreadable, true
+		}
+		if a == unreadable {
+			t.reportDamage()
 		}
 		runtime.KeepAlive(t) // the mapping must outlive the reads above
 	}()
 	return t.find(key)
+}
+
+// reportDamage counts a lookup that found t damaged, and logs the first.
+func (t *compiledTable) reportDamage() {
+	arkMetrics.tableDamaged.Inc()
+	if t.damaged.CompareAndSwap(false, true) {
+		caddy.Log().Named("http.handlers.ark").Error("compiled table damaged or changed in place while mapped: identifiers it may hold answer 503 until a good file is renamed over it and reloaded",
+			zap.String("file", t.path))
+	}
 }
 
 // recoverFault, deferred after debug.SetPanicOnFault(true), turns a memory
@@ -424,8 +443,14 @@ func (t *compiledTable) find(key string) (*assignment, bool) {
 		}
 		if s>>32 == tag {
 			r, ok := t.record(uint64(uint32(s)) - 1)
-			if ok && string(r.key) == key {
-				return r.assignment()
+			if !ok {
+				return unreadable, true // most likely key's own record: a 32-bit tag rarely matches another
+			}
+			if string(r.key) == key {
+				if a, ok := r.assignment(); ok {
+					return a, true
+				}
+				return unreadable, true
 			}
 		}
 		i = (i + 1) & t.mask

@@ -7,7 +7,7 @@ import (
 
 // FuzzCompiledTable mutates a compiled file: opening it, looking keys up,
 // walking it and checking it never panic, and a lookup never gives an
-// answer the original file did not give.
+// answer the original file did not give (unreadable, a 503, is no answer).
 func FuzzCompiledTable(f *testing.F) {
 	dir := f.TempDir()
 	src := dir + "/src.json"
@@ -36,7 +36,7 @@ func FuzzCompiledTable(f *testing.F) {
 		}
 		for _, k := range keys {
 			got, ok := ct.lookup(k)
-			if !ok {
+			if !ok || got == unreadable {
 				continue
 			}
 			want, had := original.lookup(k)

@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -101,7 +102,7 @@ func TestCompileThenExportRoundTripsExactly(t *testing.T) {
 }
 
 // Damage anywhere is an error at open, at check or with verify, or a
-// record that reads as absent: never a wrong answer.
+// record that reads as unreadable: never a wrong answer.
 func TestDamagedCompiledTablesAreRefused(t *testing.T) {
 	good, err := os.ReadFile(compileFile(t, everyField))
 	if err != nil {
@@ -136,7 +137,8 @@ func TestDamagedCompiledTablesAreRefused(t *testing.T) {
 		t.Errorf("version 2: %v", err)
 	}
 
-	// A byte of the arena: open succeeds, the record reads as absent, and
+	// A byte of the arena: open succeeds, the record reads as unreadable
+	// (never as absent: the key asked for may be the one it holds), and
 	// check and verify refuse the file.
 	arenaOff := int(compiledHeaderSize + 16*compiledSlotSize + 9*compiledRecordSize)
 	path := write(flip(arenaOff + 3)) // in the first record's key
@@ -144,8 +146,8 @@ func TestDamagedCompiledTablesAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, ok := ct.lookup("ark:12345/x5wf6789"); ok {
-		t.Errorf("a damaged record answered: %+v", a)
+	if a, ok := ct.lookup("ark:12345/x5wf6789"); !ok || a != unreadable {
+		t.Errorf("a damaged record: %+v, %v; want unreadable", a, ok)
 	}
 	if a, ok := ct.lookup("ark:12345/p1"); !ok || a.target != "/objects/p1.html" {
 		t.Errorf("an intact record: %+v %v", a, ok)
@@ -250,6 +252,67 @@ func TestCaddyServesAndSwapsACompiledTable(t *testing.T) {
 	}
 }
 
+// damagedTableLog is the message logged when a lookup first finds a
+// compiled table damaged.
+const damagedTableLog = "compiled table damaged or changed in place while mapped: identifiers it may hold answer 503 until a good file is renamed over it and reloaded"
+
+// A compiled table changed in place while Caddy serves it (a record
+// damaged, then the file truncated) answers the identifiers it can no
+// longer read 503 with Retry-After, never 404 or a crash; the rest of the
+// table keeps answering until the truncation, the first damage is logged
+// with the file, and every such lookup is counted.
+func TestCaddyAnswers503ForACompiledTableDamagedInPlace(t *testing.T) {
+	path := compileFile(t, everyField)
+	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\tforeign 404\n}")
+	if got := s.get("/ark:12345/x5wf6789"); got.status != http.StatusFound {
+		t.Fatalf("before the damage: %d %s", got.status, got.body)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, []byte("https://repo.example.org/x?"))
+	if at < 0 {
+		t.Fatal("no target in the compiled file")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("H"), int64(at)); err != nil { // in place: the mapping sees it
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	unreadableAnswer := func(path string) {
+		t.Helper()
+		got := s.get(path)
+		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") == "" || !strings.Contains(got.body, "its table file is damaged") {
+			t.Errorf("%s: %d Retry-After %q %q; want 503 saying the table is damaged", path, got.status, got.header.Get("Retry-After"), got.body)
+		}
+	}
+	unreadableAnswer("/ark:12345/x5wf6789")
+	unreadableAnswer("/ark:/12345/x5-wf6789") // through the cache's path too
+	if got := s.get("/ark:12345/t"); got.status != http.StatusTemporaryRedirect {
+		t.Errorf("an undamaged record of the damaged file: %d %s", got.status, got.body)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	unreadableAnswer("/ark:12345/t")
+	unreadableAnswer("/ark:12345/nope")
+
+	waitFor(t, "the damage to be logged", func() bool { return len(logEntries(t, s.log, damagedTableLog)) > 0 })
+	if logged := logEntries(t, s.log, damagedTableLog); len(logged) != 1 || logged[0]["file"] != path {
+		t.Errorf("logged %d times: %v; want once, with the file", len(logged), logged)
+	}
+	if n := s.metrics()["caddy_ark_table_damaged_total"]; n < 4 {
+		t.Errorf("caddy_ark_table_damaged_total %v, want at least 4", n)
+	}
+}
+
 func TestBinaryCompileExportCheck(t *testing.T) {
 	src := writeFile(t, "src.json", everyField)
 	out := filepath.Join(t.TempDir(), "t.arkt")
@@ -287,8 +350,8 @@ func TestBinaryCompileExportCheck(t *testing.T) {
 }
 
 // A compiled file truncated while mapped (copied over in place rather
-// than renamed) makes lookups miss and check fail; it never crashes the
-// process with SIGBUS.
+// than renamed) makes lookups answer unreadable and check fail; it never
+// crashes the process with SIGBUS.
 func TestCompiledTableTruncatedWhileMapped(t *testing.T) {
 	path := compileFile(t, everyField)
 	ct, err := openCompiledTable(path, false)
@@ -298,8 +361,8 @@ func TestCompiledTableTruncatedWhileMapped(t *testing.T) {
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	if a, ok := ct.lookup("ark:12345/p1"); ok {
-		t.Errorf("answered from a truncated file: %+v", a)
+	if a, ok := ct.lookup("ark:12345/p1"); !ok || a != unreadable {
+		t.Errorf("a lookup in a truncated file: %+v, %v; want unreadable", a, ok)
 	}
 	if err := ct.check(); !errors.Is(err, errDamaged) {
 		t.Errorf("check: %v", err)

@@ -43,7 +43,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	vars := &arkVars{res: res}
 	repl.Map(vars.get)
 	if res.outcome == outcomeUnavailable {
-		h.logger.Error("the store could not be read", zap.String("raw", core), zap.Error(res.err))
+		h.logger.Error("the identifier could not be looked up", zap.String("raw", core), zap.Error(res.err))
 		h.observe(r, repl, core, res, res.outcome, "")
 		w.Header().Set("Retry-After", retryAfter)
 		return h.refuse(w, r, res.status, res.reason, "")

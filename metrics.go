@@ -33,12 +33,13 @@ type metrics struct {
 	cacheHits   prometheus.Counter
 	cacheMisses prometheus.Counter
 
-	tableLoads *prometheus.CounterVec
-	minted     *prometheus.CounterVec // by shoulder
-	mintsFull  *prometheus.CounterVec // by shoulder
-	storeFails prometheus.Counter
-	loadsOK    [numTriggers]prometheus.Counter
-	loadsError [numTriggers]prometheus.Counter
+	tableLoads   *prometheus.CounterVec
+	minted       *prometheus.CounterVec // by shoulder
+	mintsFull    *prometheus.CounterVec // by shoulder
+	storeFails   prometheus.Counter
+	tableDamaged prometheus.Counter
+	loadsOK      [numTriggers]prometheus.Counter
+	loadsError   [numTriggers]prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -72,6 +73,10 @@ func newMetrics() *metrics {
 			Namespace: ns, Subsystem: sub, Name: "store_errors_total",
 			Help: "Store lookups that failed, each answered 503.",
 		}),
+		tableDamaged: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "table_damaged_total",
+			Help: "Lookups that found a compiled table damaged or shrunk while mapped, each answered 503.",
+		}),
 	}
 	for o := range outcome(numOutcomes) {
 		m.byOutcome[o] = m.resolutions.WithLabelValues(o.String())
@@ -94,7 +99,7 @@ var tableEntriesDesc = prometheus.NewDesc("caddy_ark_table_entries",
 // first.
 func registerMetrics(reg *prometheus.Registry, h *Handler) (*entriesCollector, error) {
 	for _, c := range []prometheus.Collector{arkMetrics.resolutions, arkMetrics.cacheHits, arkMetrics.cacheMisses, arkMetrics.tableLoads,
-		arkMetrics.minted, arkMetrics.mintsFull, arkMetrics.storeFails} {
+		arkMetrics.minted, arkMetrics.mintsFull, arkMetrics.storeFails, arkMetrics.tableDamaged} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) || are.ExistingCollector != c {

@@ -176,6 +176,9 @@ func (rs *resolver) computeURN(ctx context.Context, core string) *resolution {
 // fromEntry answers with a table entry, reached through via with suffix
 // still to append.
 func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolution {
+	if e == unreadable {
+		return tableUnreadable(res.key)
+	}
 	res.entry, res.how, res.via, res.suffix = e, how, via, suffix
 	res.status, res.outcome = e.status, outcomeOf(e.status)
 	if e.status == http.StatusGone {

@@ -2,6 +2,7 @@ package ark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -131,6 +132,18 @@ func (res *resolution) minted() *resolution {
 	res.outcome, res.status = outcomeNotFound, http.StatusNotFound
 	res.reason = res.key + " is minted but not bound to anything yet"
 	return res
+}
+
+// unreadable is what a table answers for a key it cannot read: a compiled
+// table found damaged where the key would be, or shrunk while mapped.
+var unreadable = &assignment{status: http.StatusServiceUnavailable}
+
+// tableUnreadable answers an identifier that a damaged table may hold: 503,
+// like an unavailable store, never 404. It is not cached: the table is
+// reported and replaced by rename.
+func tableUnreadable(key string) *resolution {
+	return &resolution{key: "", live: true, err: errors.New("the table file is damaged"), outcome: outcomeUnavailable,
+		status: http.StatusServiceUnavailable, reason: key + " cannot be looked up now: its table file is damaged; try again later"}
 }
 
 // storeUnavailable answers an identifier the store could not be asked about:
