@@ -107,7 +107,7 @@ func (s *PostgresStore) Validate() error {
 		return errors.New("store postgres: dsn is required")
 	}
 	if s.Schema != "" && !validSchemaName(s.Schema) {
-		return fmt.Errorf("store postgres: schema %q: use letters, digits and _, starting with a letter or _, at most 63 bytes", s.Schema)
+		return fmt.Errorf("store postgres: schema %q: use lowercase letters, digits and _, starting with a letter or _, at most %d bytes", s.Schema, pgMaxSchemaLen)
 	}
 	if s.MaxConns < 0 {
 		return fmt.Errorf("store postgres: max_conns %d: must be positive", s.MaxConns)
@@ -118,10 +118,15 @@ func (s *PostgresStore) Validate() error {
 	return nil
 }
 
+// pgMaxSchemaLen is the longest schema name: PostgreSQL's identifiers and
+// NOTIFY channels are at most 63 bytes, and the channel of a schema's
+// changes is "caddy_ark." and its name.
+const pgMaxSchemaLen = 63 - len("caddy_ark.")
+
 // validSchemaName allows the names that need no quoting in SQL, so that
 // what the operator writes is what psql shows.
 func validSchemaName(name string) bool {
-	if len(name) == 0 || len(name) > 63 {
+	if len(name) == 0 || len(name) > pgMaxSchemaLen {
 		return false
 	}
 	for i, c := range name {

@@ -141,6 +141,7 @@ func (b *pgBackend) setUp(up bool, err error) {
 	}
 	pgMetrics.up.WithLabelValues(b.schema).Set(float64(v))
 	if up {
+		b.watch.reconnect()
 		b.logger.Info("store postgres: available", zap.String("schema", b.schema))
 	} else {
 		b.logger.Error("store postgres: unavailable; identifiers not in the cache get 503", zap.String("schema", b.schema), zap.Error(err))

@@ -55,8 +55,21 @@ func pgSQL(schema, query string) string {
 // migrate creates the schema or brings it to the newest version, in one
 // transaction under an advisory lock, so that nodes starting together
 // migrate once, one after the other. A schema newer than this code is
-// refused.
+// refused. A schema already at this code's version is left alone, without
+// a statement that needs more than reading it: a node may then run as a
+// role that may only read and write the store's tables.
 func (b *pgBackend) migrate(ctx context.Context) error {
+	var version int
+	err := b.pool.QueryRow(ctx, pgSQL(b.schema, "SELECT version FROM @.schema_version")).Scan(&version)
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil && version == len(pgMigrations):
+		return nil
+	case err == nil && version > len(pgMigrations):
+		return newerSchema(b.schema, version)
+	case err != nil && !errors.Is(err, pgx.ErrNoRows) && !(errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000")):
+		return err // not "no such table" or "no such schema": the server, or the role, cannot read it
+	}
 	tx, err := b.pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -71,7 +84,7 @@ func (b *pgBackend) migrate(ctx context.Context) error {
 	if _, err := tx.Exec(ctx, pgSQL(b.schema, "CREATE TABLE IF NOT EXISTS @.schema_version (version integer NOT NULL)")); err != nil {
 		return err
 	}
-	var version int
+	version = 0
 	err = tx.QueryRow(ctx, pgSQL(b.schema, "SELECT version FROM @.schema_version")).Scan(&version)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -82,11 +95,13 @@ func (b *pgBackend) migrate(ctx context.Context) error {
 		return err
 	}
 	if version > len(pgMigrations) {
-		return fmt.Errorf("%w: schema %s is at version %d, newer than this caddy-ark knows (%d): run a newer caddy-ark",
-			errSchema, b.schema, version, len(pgMigrations))
+		return newerSchema(b.schema, version)
 	}
 	for v := version; v < len(pgMigrations); v++ {
 		if _, err := tx.Exec(ctx, pgSQL(b.schema, pgMigrations[v])); err != nil {
+			if pgNotReachable(err) {
+				return err // the server went away or ran out of time: waiting may cure it
+			}
 			return fmt.Errorf("%w: migrating schema %s to version %d: %v", errSchema, b.schema, v+1, err)
 		}
 	}
@@ -94,6 +109,12 @@ func (b *pgBackend) migrate(ctx context.Context) error {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// newerSchema refuses a schema at version, newer than this code knows.
+func newerSchema(schema string, version int) error {
+	return fmt.Errorf("%w: schema %s is at version %d, newer than this caddy-ark knows (%d): run a newer caddy-ark",
+		errSchema, schema, version, len(pgMigrations))
 }
 
 // errSchema marks migration failures that waiting will not cure.

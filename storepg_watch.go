@@ -20,16 +20,28 @@ const pgWatchMax = 1000
 //
 // The history's sequence numbers are handed out before commit, so a record
 // may become visible after one with a higher number was read. Each read
-// therefore also takes the ids of the transactions still running in its
-// snapshot, and the next read fetches those transactions' records
-// whatever their number.
+// therefore also takes what its snapshot could not see: the transactions
+// still running below its xmax, and every transaction from xmax on (a
+// writer that got its id after another's but its number before it is not
+// among the running ones). The next read fetches those transactions'
+// records whatever their number.
+//
+// The listener reads the history at least every pgWatchPoll even when no
+// NOTIFY comes: a notification can be lost with its connection, and a
+// connection that silently stopped carrying data (a firewall that forgot
+// it) fails that read within the store's timeout and is replaced.
 type pgWatch struct {
 	mu       sync.Mutex
 	watchers map[*func([]string)]struct{}
 
 	cancel context.CancelFunc
 	done   chan struct{}
+	wake   chan struct{} // the pool reached the server again: reconnect now
 }
+
+// pgWatchPoll is the longest a listener waits for a NOTIFY before it reads
+// the history anyway.
+const pgWatchPoll = time.Second
 
 // channel is the NOTIFY channel of a schema's changes.
 func (*pgWatch) channel(schema string) string { return "caddy_ark." + schema }
@@ -37,7 +49,7 @@ func (*pgWatch) channel(schema string) string { return "caddy_ark." + schema }
 // start starts listening for b's changes.
 func (w *pgWatch) start(b *pgBackend) {
 	ctx, cancel := context.WithCancel(context.Background())
-	w.cancel, w.done = cancel, make(chan struct{})
+	w.cancel, w.done, w.wake = cancel, make(chan struct{}), make(chan struct{}, 1)
 	go func() {
 		defer close(w.done)
 		w.listen(ctx, b)
@@ -79,8 +91,18 @@ func (w *pgWatch) tell(keys []string) {
 	}
 }
 
+// reconnect cuts the listener's pause short: the server answers again, and
+// until the listener reads the history other nodes' changes go unseen.
+func (w *pgWatch) reconnect() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
 // listen keeps a connection that LISTENs for changes, reconnecting after
-// a pause that grows to 5s while the server is away, until ctx is done.
+// a pause that grows to 5s while the server is away (cut short when the
+// pool reaches it again), until ctx is done.
 func (w *pgWatch) listen(ctx context.Context, b *pgBackend) {
 	var (
 		cur     pgCursor
@@ -100,8 +122,13 @@ func (w *pgWatch) listen(ctx context.Context, b *pgBackend) {
 			lastErr = msg
 		}
 		select {
+		case <-w.wake: // from while the session ran: the server is away now
+		default:
+		}
+		select {
 		case <-ctx.Done():
 			return
+		case <-w.wake:
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, 5*time.Second)
@@ -136,11 +163,15 @@ func (w *pgWatch) session(ctx context.Context, b *pgBackend, cur *pgCursor, conn
 	connected()
 	b.setUp(true, nil)
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		wctx, cancel := context.WithTimeout(ctx, pgWatchPoll)
+		_, err := conn.WaitForNotification(wctx)
+		polled := wctx.Err() != nil && ctx.Err() == nil // no NOTIFY for pgWatchPoll: read anyway
+		cancel()
+		if err != nil && !polled {
 			return err
 		}
 		rctx, cancel := context.WithTimeout(ctx, b.timeout)
-		err := w.catchUp(rctx, conn, b.schema, cur)
+		err = w.catchUp(rctx, conn, b.schema, cur)
 		cancel()
 		if err != nil {
 			return err
@@ -155,7 +186,8 @@ const pgListenerName = "caddy-ark listener"
 type pgCursor struct {
 	read    bool     // whether the history was read once
 	seq     int64    // the highest sequence number read
-	running []string // ids of the transactions running at that read
+	running []string // ids of the transactions running at that read, below xmax
+	xmax    string   // the first transaction id that read could not see, and all after it
 }
 
 // catchUp reads the changes since cur and tells the watchers.
@@ -168,24 +200,27 @@ func (w *pgWatch) catchUp(ctx context.Context, conn *pgx.Conn, schema string, cu
 	var (
 		top     int64
 		running []string
+		xmax    string
 	)
 	if err := tx.QueryRow(ctx, pgSQL(schema, `SELECT coalesce((SELECT max(seq) FROM @.history), 0),
-		ARRAY(SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) x)`)).Scan(&top, &running); err != nil {
+		ARRAY(SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) x),
+		pg_snapshot_xmax(pg_current_snapshot())::text`)).Scan(&top, &running, &xmax); err != nil {
 		return err
 	}
+	next := pgCursor{read: true, seq: top, running: running, xmax: xmax}
 	if !cur.read || top < cur.seq {
 		// The first read, which cannot vouch for lookups made before it,
 		// or a history that went back: the database was restored or
 		// replaced.
-		*cur = pgCursor{read: true, seq: top, running: running}
+		*cur = next
 		w.tell(nil)
 		return nil
 	}
 	rows, err := tx.Query(ctx, pgSQL(schema, `SELECT DISTINCT key FROM (
 		SELECT key FROM @.history WHERE seq > $1 AND seq <= $2
 		UNION ALL
-		SELECT key FROM @.history WHERE xid = ANY($3::text[]::xid8[]) AND seq <= $1) c LIMIT $4`),
-		cur.seq, top, cur.running, pgWatchMax+1)
+		SELECT key FROM @.history WHERE (xid = ANY($3::text[]::xid8[]) OR xid >= $4::text::xid8) AND seq <= $1) c LIMIT $5`),
+		cur.seq, top, cur.running, cur.xmax, pgWatchMax+1)
 	if err != nil {
 		return err
 	}
@@ -193,7 +228,7 @@ func (w *pgWatch) catchUp(ctx context.Context, conn *pgx.Conn, schema string, cu
 	if err != nil {
 		return err
 	}
-	*cur = pgCursor{read: true, seq: top, running: running}
+	*cur = next
 	switch {
 	case len(keys) > pgWatchMax:
 		w.tell(nil)
