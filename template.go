@@ -84,7 +84,7 @@ func splitPlaceholders(target string) []templatePiece {
 
 // expand builds the target for a request: the placeholders replaced by
 // repl, and suffix, the ARK's qualifier, appended to the path unless the
-// target places it with {http.ark.suffix}. The result is checked by the
+// target places it itself (see placesQualifier). The result is checked by the
 // rule of segments.go.
 func (t *template) expand(repl *caddy.Replacer, suffix string) (string, error) {
 	var b builtTarget
@@ -115,6 +115,13 @@ func (t *template) expand(repl *caddy.Replacer, suffix string) (string, error) {
 	return target, nil
 }
 
+// placesQualifier reports whether a template's target places the ARK's
+// qualifier itself: with {http.ark.suffix}, or within the whole identifier,
+// {http.ark.id}. Appending it too would repeat it.
+func placesQualifier(target string) bool {
+	return strings.Contains(target, "{http.ark.suffix}") || strings.Contains(target, "{http.ark.id}")
+}
+
 // errLeavesOrigin refuses an expansion that would change a URL's scheme or
 // host, or make a local path name another host.
 var errLeavesOrigin = errors.New("the target built from the request would leave the template's scheme and host")
@@ -129,7 +136,7 @@ func (t Template) compile() (template, error) {
 		return template{}, err
 	}
 	c := template{naan: naan, shoulder: shoulder, target: withRootPath(t.Target), origin: "/",
-		local: strings.HasPrefix(t.Target, "/"), suffixed: strings.Contains(t.Target, "{http.ark.suffix}")}
+		local: strings.HasPrefix(t.Target, "/"), suffixed: placesQualifier(t.Target)}
 	c.pieces = splitPlaceholders(c.target)
 	for _, p := range c.pieces {
 		if name, ok := strings.CutPrefix(strings.Trim(p.text, "{}"), placeholderPrefix); p.placeholder && ok && !slices.Contains(templatePlaceholders, name) {
