@@ -41,3 +41,20 @@ func TestDirectoryTargetRedirectsToTrailingSlash(t *testing.T) {
 		t.Errorf("?info: got %d %q, want the metadata", got.status, got.location)
 	}
 }
+
+// A URN mapped to a directory is served its index in place, q-component
+// or not: no redirect to a spelling with "/", which would be another URN.
+func TestURNDirectoryTargetIsServed(t *testing.T) {
+	s := startSite(t, `
+	root * `+testRoot(t)+`
+	ark {
+		map urn:example:dir /objects/b2c4d6/
+	}
+	file_server`)
+	want := readFile(t, "testdata/site/objects/b2c4d6/index.html")
+	for _, p := range []string{"/urn:example:dir", "/URN:example:dir?=a=1"} {
+		if got := s.get(p); got.status != http.StatusOK || got.body != want {
+			t.Errorf("%s: got %d %q %q, want the index page", p, got.status, got.location, got.body)
+		}
+	}
+}

@@ -92,7 +92,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return h.refuse(w, r, http.StatusBadRequest, res.key+": the target built from the request is not a valid path", res.key)
 		}
 	}
-	if strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
+	if res.isARK && strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
 		h.observe(r, repl, core, res, res.outcome, target)
 		return redirectToDirectory(w, at, res, query)
 	}
@@ -190,10 +190,11 @@ func rewrite(r *http.Request, served *url.URL) {
 	r.RequestURI = r.URL.RequestURI()
 }
 
-// redirectToDirectory answers an identifier served in place from a
-// directory, but requested without a trailing "/", with a temporary
-// redirect to its normal form with one, so that the index page's relative
-// links ("l1.html") resolve under the identifier and not beside it.
+// redirectToDirectory answers an ARK served in place from a directory,
+// but requested without a trailing "/", with a temporary redirect to its
+// normal form with one, so that the index page's relative links
+// ("l1.html") resolve under the identifier and not beside it. A URN is
+// served as it is: a "/" after it would make another URN.
 func redirectToDirectory(w http.ResponseWriter, at self, res *resolution, query string) error {
 	location := at.identifierURL(res.key) + "/"
 	if query != "" {
