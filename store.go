@@ -151,3 +151,11 @@ var (
 	ErrConflict     = errors.New("already bound differently")                       // 409
 	ErrUnavailable  = errors.New("the store is unavailable")                        // 503
 )
+
+// The most bindings, and about the most bytes of them, that a store's Each
+// reads at a time, between its calls of fn: no transaction or connection
+// is held while fn writes to a client.
+const (
+	eachBatchCount = 1000
+	eachBatchBytes = 4 << 20
+)

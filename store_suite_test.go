@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -291,6 +292,21 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		err := s.Each(ctx, func(*Binding) error { n++; return stop })
 		if err != stop || n != 1 {
 			t.Errorf("Each stopped by fn: %v after %d calls, want stop after 1", err, n)
+		}
+	})
+
+	t.Run("Each walks a store of several batches once, in key order", func(t *testing.T) {
+		s := open(t)
+		n := 2*eachBatchCount + 7
+		if _, err := s.Import(ctx, benchBindings(n), "k"); err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		if err := s.Each(ctx, func(b *Binding) error { seen = append(seen, b.Key); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != n || !sort.StringsAreSorted(seen) || len(slices.Compact(slices.Clone(seen))) != n {
+			t.Errorf("Each over %d bindings: %d calls, sorted %v, distinct %d", n, len(seen), sort.StringsAreSorted(seen), len(slices.Compact(slices.Clone(seen))))
 		}
 	})
 

@@ -298,17 +298,60 @@ func (b *boltDB) Count(_ context.Context, name string, n uint64) (uint64, error)
 	return before, err
 }
 
-// Each implements Store.
-func (b *boltDB) Each(_ context.Context, fn func(*Binding) error) error {
-	return b.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketBindings).ForEach(func(_, v []byte) error {
+// Each implements Store. It reads the bindings a batch at a time, each in a
+// read transaction of its own, and calls fn between them: fn may write to
+// a client that reads slowly or not at all, and a read transaction held
+// that long would stop every write that grows the file, and then every
+// read waiting behind that write.
+func (b *boltDB) Each(ctx context.Context, fn func(*Binding) error) error {
+	var after []byte // the last key of the batch before
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch, last, err := b.batchAfter(after)
+		if err != nil {
+			return err
+		}
+		for _, bd := range batch {
+			if err := fn(bd); err != nil {
+				return err
+			}
+		}
+		if last == nil {
+			return nil
+		}
+		after = last
+	}
+}
+
+// batchAfter returns the bindings in key order after the key after (from
+// the first when it is nil), up to a batch's size, and the last key it
+// returns when more may follow, nil at the end.
+func (b *boltDB) batchAfter(after []byte) (batch []*Binding, last []byte, err error) {
+	err = b.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketBindings).Cursor()
+		k, v := c.First()
+		if after != nil {
+			if k, v = c.Seek(after); bytes.Equal(k, after) {
+				k, v = c.Next()
+			}
+		}
+		size, prev := 0, []byte(nil)
+		for ; k != nil; k, v = c.Next() {
+			if len(batch) == eachBatchCount || size >= eachBatchBytes {
+				last = bytes.Clone(prev) // k is the transaction's, valid only inside it
+				return nil
+			}
 			bd, err := decodeBinding(v)
 			if err != nil {
 				return err
 			}
-			return fn(bd)
-		})
+			batch, size, prev = append(batch, bd), size+len(v), k
+		}
+		return nil
 	})
+	return batch, last, err
 }
 
 // Import implements Store.

@@ -276,25 +276,34 @@ func (b *pgBackend) Count(ctx context.Context, name string, n uint64) (uint64, e
 	return uint64(before), nil
 }
 
-// Each reads every binding in key order, in one query: one snapshot,
-// streamed. It is not bounded by the store's timeout.
+// Each reads every binding in key order, a batch at a time (keyset
+// pagination on the key), and calls fn between batches, holding no pooled
+// connection while fn writes to a client that may read slowly: a few slow
+// exports would otherwise take every connection, and lookups would get
+// 503. It is not bounded by the store's timeout.
 func (b *pgBackend) Each(ctx context.Context, fn func(*Binding) error) error {
 	if err := b.ready(ctx); err != nil {
 		return err
 	}
-	rows, err := b.pool.Query(ctx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings ORDER BY key"))
-	if err != nil {
-		return b.result(ctx, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		bd, err := scanBinding(rows)
+	for after := ""; ; {
+		rows, err := b.pool.Query(ctx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key > $1 ORDER BY key LIMIT $2"),
+			after, eachBatchCount)
 		if err != nil {
 			return b.result(ctx, err)
 		}
-		if err := fn(bd); err != nil {
-			return err
+		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Binding, error) { return scanBinding(row) })
+		if err != nil {
+			return b.result(ctx, err)
 		}
+		b.setUp(true, nil)
+		for _, bd := range batch {
+			if err := fn(bd); err != nil {
+				return err
+			}
+		}
+		if len(batch) < eachBatchCount {
+			return nil
+		}
+		after = batch[len(batch)-1].Key
 	}
-	return b.result(ctx, rows.Err())
 }
