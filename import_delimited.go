@@ -32,6 +32,7 @@ type delimitedLayout struct {
 	id, target, status, ezidStatus, created int // -1 when absent
 	meta                                    map[int]string
 	header                                  bool
+	fields                                  int // the header row's
 }
 
 // headerless is the layout without a header row: id,target[,status].
@@ -62,7 +63,9 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 		if layout == nil {
 			l, note, err := delimitedHeader(rec)
 			if err != nil {
-				return fmt.Errorf("line %d: %w", line, err)
+				// The rows cannot be read without their layout.
+				row(importRow{line: line, err: err})
+				return nil
 			}
 			layout = &l
 			if note != "" {
@@ -81,26 +84,38 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 
 // delimitedHeader works out the layout from the first row: a header row
 // when its first field is not an identifier. The note names the columns
-// a header row has that the import leaves out.
+// a header row has that the import leaves out. Two columns for the same
+// thing (id and _id, who and erc.who) are refused: a row could hold two
+// values for it, and one would be lost.
 func delimitedHeader(rec []string) (l delimitedLayout, note string, err error) {
 	if looksLikeID(rec[0]) {
 		return headerless, "", nil
 	}
-	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, created: -1, meta: map[int]string{}, header: true}
+	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, created: -1, meta: map[int]string{}, header: true, fields: len(rec)}
 	var ignored []string
+	taken := map[string]int{} // the column index of each role and meta key
 	for i, name := range rec {
 		name = strings.ToLower(strings.TrimSpace(name))
 		role, ok := importColumns[name]
-		field := map[string]*int{"id": &l.id, "target": &l.target, "status": &l.status, "ezid_status": &l.ezidStatus, "created": &l.created}[role]
-		switch {
-		case !ok:
+		if !ok {
 			ignored = append(ignored, strconv.Quote(name))
-		case role == "meta":
-			l.meta[i] = strings.TrimPrefix(name, "erc.")
-		case *field >= 0:
-			return l, "", fmt.Errorf("the header row names the %s column twice (%q)", role, name)
-		default:
+			continue
+		}
+		what := role + " column"
+		if role == "meta" {
+			role = strings.TrimPrefix(name, "erc.")
+			what = role + " metadata"
+		}
+		if j, dup := taken[what]; dup {
+			return l, "", fmt.Errorf("the header row names the %s twice: %q (column %d) and %q (column %d); keep one of them", what,
+				strings.TrimSpace(rec[j]), j+1, strings.TrimSpace(rec[i]), i+1)
+		}
+		taken[what] = i
+		field := map[string]*int{"id": &l.id, "target": &l.target, "status": &l.status, "ezid_status": &l.ezidStatus, "created": &l.created}[role]
+		if field != nil {
 			*field = i
+		} else {
+			l.meta[i] = role
 		}
 	}
 	if l.id < 0 {

@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,5 +243,27 @@ Error: ` + path + `: 2 problems: the table was not completed
 `
 	if err == nil || stderr != want {
 		t.Errorf("err %v, stderr:\n%s\nwant:\n%s", err, stderr, want)
+	}
+}
+
+func importString(t *testing.T, format, in string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	_, err := importTable(bytes.NewReader([]byte(in)), "in", format, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+// Two header columns feeding the same meta key (who and erc.who, or who
+// twice): one value wins at random (map order), the other is lost.
+func TestImportDuplicateMetaColumnsRefused(t *testing.T) {
+	for in, want := range map[string]string{
+		"id,target,who,erc.who\nark:/12345/a,/a,W1,W2\n": `in:1: the header row names the who metadata twice: "who" (column 3) and "erc.who" (column 4)`,
+		"id,target,who,who\nark:/12345/a,/a,W1,W2\n":     `in:1: the header row names the who metadata twice: "who" (column 3) and "who" (column 4)`,
+		"id,target,_target\nark:/12345/a,/a,/b\n":        `in:1: the header row names the target column twice: "target" (column 2) and "_target" (column 3)`,
+	} {
+		out, stderr, err := importString(t, "csv", in)
+		if err == nil || !strings.Contains(stderr, want) {
+			t.Errorf("%q: imported as %s, stderr %q; want the header refused: %s", in, out, stderr, want)
+		}
 	}
 }
