@@ -32,7 +32,9 @@ type delimitedLayout struct {
 	id, target, status, ezidStatus, created int // -1 when absent
 	meta                                    map[int]string
 	header                                  bool
-	fields                                  int // the header row's
+	fields                                  int  // how many the header row has
+	headerLine                              int  // where it is
+	sep                                     rune // ',' or '\t'
 }
 
 // headerless is the layout without a header row: id,target[,status].
@@ -67,6 +69,7 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 				row(importRow{line: line, err: err})
 				return nil
 			}
+			l.headerLine, l.sep = line, sep
 			layout = &l
 			if note != "" {
 				row(importRow{line: line, note: note})
@@ -155,6 +158,23 @@ func blankRecord(rec []string) bool {
 func (l *delimitedLayout) row(line int, rec []string) importRow {
 	if !l.header && (len(rec) < 2 || len(rec) > 3) {
 		return importRow{line: line, err: fmt.Errorf("%s: expected id,target[,status], or a header row naming the columns", count(len(rec), "field"))}
+	}
+	// With a header row, a line has one field per column, empty ones
+	// included: an extra field (a status after id,target, or a value cut
+	// by a comma it does not quote) or a missing one would shift or lose
+	// a value without a word.
+	if l.header && len(rec) != l.fields {
+		hint := "every line needs one field per column, empty ones included"
+		if len(rec) > l.fields {
+			hint = "name every column in the header row"
+			switch l.sep {
+			case ',':
+				hint += `, and put a value holding a comma in double quotes ("Smith, John")`
+			case '\t':
+				hint += "; a TSV field cannot hold a tab"
+			}
+		}
+		return importRow{line: line, err: fmt.Errorf("%s where the header row (line %d) has %s: %s", count(len(rec), "field"), l.headerLine, count(l.fields, "column"), hint)}
 	}
 	get := func(i int) string {
 		if i < 0 || i >= len(rec) {

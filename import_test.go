@@ -253,6 +253,30 @@ func importString(t *testing.T, format, in string) (string, string, error) {
 	return out.String(), errOut.String(), err
 }
 
+// With a header row, fields beyond the named columns are dropped without a
+// word: a status written in a third column is lost (303 becomes 200 in
+// place, 307 becomes 302), and an unquoted comma cuts a value.
+func TestImportExtraFieldsAfterHeaderRefused(t *testing.T) {
+	for _, c := range []struct{ format, in, want string }{
+		{"csv", "id,target\nark:/12345/a,/a,303\n", "in:2: 3 fields where the header row (line 1) has 2 columns: name every column"},
+		{"csv", "id,target\nark:/12345/b,https://x.example/b,307\n", "in:2: 3 fields where the header row (line 1) has 2 columns"},
+		{"csv", "id,target,what\nark:/12345/c,/c,Smith, John\n", `in:2: 4 fields where the header row (line 1) has 3 columns: name every column in the header row, and put a value holding a comma in double quotes`},
+		{"tsv", "id\ttarget\nark:/12345/d\t/d\t303\n", "in:2: 3 fields where the header row (line 1) has 2 columns: name every column in the header row; a TSV field cannot hold a tab"},
+		// A missing field would shift the values after it.
+		{"csv", "id,target,who,what\nark:/12345/e,/e,Title\n", "in:2: 3 fields where the header row (line 1) has 4 columns: every line needs one field per column"},
+		{"csv", "id,target,who\nark:/12345/f,/f,W\nark:/12345/g\n", "in:3: 1 field where the header row (line 1) has 3 columns"},
+	} {
+		out, stderr, err := importString(t, c.format, c.in)
+		if err == nil || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: imported as %s, stderr %q; want %s", c.in, out, stderr, c.want)
+		}
+	}
+	// A quoted comma is one field.
+	if out, stderr, err := importString(t, "csv", "id,target,who\nark:/12345/h,/h,\"Smith, John\"\n"); err != nil || !strings.Contains(out, `"who":"Smith, John"`) {
+		t.Errorf("quoted comma: %v %s %s", err, stderr, out)
+	}
+}
+
 // Two header columns feeding the same meta key (who and erc.who, or who
 // twice): one value wins at random (map order), the other is lost.
 func TestImportDuplicateMetaColumnsRefused(t *testing.T) {
