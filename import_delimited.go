@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -42,12 +43,44 @@ var headerless = delimitedLayout{id: 0, target: 1, status: 2, ezidStatus: -1, cr
 
 // readDelimited reads CSV (sep ',') or TSV (sep '\t') rows.
 func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
+	var layout *delimitedLayout
+	// record takes one record, starting on line; false stops the reading.
+	record := func(line int, rec []string) bool {
+		if layout == nil {
+			l, note, err := delimitedHeader(rec)
+			if err != nil {
+				// The rows cannot be read without their layout.
+				row(importRow{line: line, err: err})
+				return false
+			}
+			l.headerLine, l.sep = line, sep
+			layout = &l
+			if note != "" {
+				row(importRow{line: line, note: note})
+			}
+			if l.header {
+				return true
+			}
+		}
+		if !blankRecord(rec) {
+			row(layout.row(line, rec))
+		}
+		return true
+	}
+	if sep == '\t' {
+		return readTSV(r, record)
+	}
+	return readCSV(r, sep, record, row)
+}
+
+// readCSV reads CSV records (RFC 4180: a field in double quotes may hold
+// the separator, a quote doubled, and line breaks). A record that cannot
+// be parsed is a bad row, and reading goes on after it.
+func readCSV(r io.Reader, sep rune, record func(int, []string) bool, row func(importRow)) error {
 	cr := csv.NewReader(r)
 	cr.Comma = sep
 	cr.FieldsPerRecord = -1
-	cr.LazyQuotes = sep == '\t'
 	cr.ReuseRecord = true
-	var layout *delimitedLayout
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -62,26 +95,37 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 			return err
 		}
 		line, _ := cr.FieldPos(0)
-		if layout == nil {
-			l, note, err := delimitedHeader(rec)
-			if err != nil {
-				// The rows cannot be read without their layout.
-				row(importRow{line: line, err: err})
+		if !record(line, rec) {
+			return nil
+		}
+	}
+}
+
+// readTSV reads TSV records as IANA's text/tab-separated-values defines
+// them: one a line, its fields split at each tab. There is no quoting (a
+// field cannot hold a tab or a line break), so a double quote is an
+// ordinary character and can never join lines. Empty lines are skipped,
+// as in CSV; a CR before the line feed is dropped.
+func readTSV(r io.Reader, record func(int, []string) bool) error {
+	br := bufio.NewReader(r)
+	var rec []string
+	for line := 1; ; line++ {
+		s, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if s = strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r"); s != "" {
+			rec = rec[:0]
+			for f := range strings.SplitSeq(s, "\t") {
+				rec = append(rec, f)
+			}
+			if !record(line, rec) {
 				return nil
 			}
-			l.headerLine, l.sep = line, sep
-			layout = &l
-			if note != "" {
-				row(importRow{line: line, note: note})
-			}
-			if l.header {
-				continue
-			}
 		}
-		if blankRecord(rec) {
-			continue
+		if err != nil {
+			return nil
 		}
-		row(layout.row(line, rec))
 	}
 }
 

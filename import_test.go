@@ -277,6 +277,35 @@ func TestImportExtraFieldsAfterHeaderRefused(t *testing.T) {
 	}
 }
 
+// Read as CSV with LazyQuotes, a TSV field that opens a quote it never
+// closes swallowed
+// every following line into one meta value, and the import succeeded.
+func TestImportTSVUnclosedQuoteLosesLines(t *testing.T) {
+	in := "id\ttarget\twhat\nark:/12345/a\t/a\t\"Quoted title\nark:/12345/b\t/b\tB\nark:/12345/c\t/c\tC\n"
+	out, _, err := importString(t, "tsv", in)
+	if err == nil && !strings.Contains(out, `"ark:12345/c"`) {
+		t.Errorf("lines 3 and 4 lost without a problem: %s", out)
+	}
+
+	// TSV has no quoting: a quote is an ordinary character, whether it
+	// opens, closes or surrounds a field; CRLF line ends are fine.
+	for _, in := range []string{in, strings.ReplaceAll(in, "\n", "\r\n")} {
+		out, stderr, err := importString(t, "tsv", in)
+		want := "{\"entries\": [\n" +
+			"\t{\"id\":\"ark:12345/a\",\"target\":\"/a\",\"meta\":{\"what\":\"\\\"Quoted title\"}},\n" +
+			"\t{\"id\":\"ark:12345/b\",\"target\":\"/b\",\"meta\":{\"what\":\"B\"}},\n" +
+			"\t{\"id\":\"ark:12345/c\",\"target\":\"/c\",\"meta\":{\"what\":\"C\"}}\n]}\n"
+		if err != nil || out != want {
+			t.Errorf("%q: %v %s\n%s\nwant\n%s", in, err, stderr, out, want)
+		}
+	}
+	out, stderr, err := importString(t, "tsv", "id\ttarget\twhat\nark:/12345/d\t/d\t\"Say \"\"hi\"\"\"\n\n\"ark:/12345/e\"\t/e\t\n")
+	if err == nil || !strings.Contains(out, `{"what":"\"Say \"\"hi\"\"\""}`) ||
+		!strings.Contains(stderr, "in:4: id \"\\\"ark:/12345/e\\\"\": not an identifier") {
+		t.Errorf("quotes in TSV: %v\n%s\n%s", err, stderr, out)
+	}
+}
+
 // Two header columns feeding the same meta key (who and erc.who, or who
 // twice): one value wins at random (map order), the other is lost.
 func TestImportDuplicateMetaColumnsRefused(t *testing.T) {
