@@ -277,9 +277,9 @@ func TestImportExtraFieldsAfterHeaderRefused(t *testing.T) {
 	}
 }
 
-// Read as CSV with LazyQuotes, a TSV field that opens a quote it never
-// closes swallowed
-// every following line into one meta value, and the import succeeded.
+// Read as CSV with LazyQuotes, a TSV field that opened a quote it never
+// closed swallowed every following line into one meta value, and the
+// import succeeded.
 func TestImportTSVUnclosedQuoteLosesLines(t *testing.T) {
 	in := "id\ttarget\twhat\nark:/12345/a\t/a\t\"Quoted title\nark:/12345/b\t/b\tB\nark:/12345/c\t/c\tC\n"
 	out, _, err := importString(t, "tsv", in)
