@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type delimitedLayout struct {
 	id, target, status, ezidStatus, created int // -1 when absent
 	meta                                    map[int]string
 	header                                  bool
+	fields                                  int  // how many the header row has
+	headerLine                              int  // where it is
+	sep                                     rune // ',' or '\t'
 }
 
 // headerless is the layout without a header row: id,target[,status].
@@ -39,12 +43,44 @@ var headerless = delimitedLayout{id: 0, target: 1, status: 2, ezidStatus: -1, cr
 
 // readDelimited reads CSV (sep ',') or TSV (sep '\t') rows.
 func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
+	var layout *delimitedLayout
+	// record takes one record, starting on line; false stops the reading.
+	record := func(line int, rec []string) bool {
+		if layout == nil {
+			l, note, err := delimitedHeader(rec)
+			if err != nil {
+				// The rows cannot be read without their layout.
+				row(importRow{line: line, err: err})
+				return false
+			}
+			l.headerLine, l.sep = line, sep
+			layout = &l
+			if note != "" {
+				row(importRow{line: line, note: note})
+			}
+			if l.header {
+				return true
+			}
+		}
+		if !blankRecord(rec) {
+			row(layout.row(line, rec))
+		}
+		return true
+	}
+	if sep == '\t' {
+		return readTSV(r, record)
+	}
+	return readCSV(r, sep, record, row)
+}
+
+// readCSV reads CSV records (RFC 4180: a field in double quotes may hold
+// the separator, a quote doubled, and line breaks). A record that cannot
+// be parsed is a bad row, and reading goes on after it.
+func readCSV(r io.Reader, sep rune, record func(int, []string) bool, row func(importRow)) error {
 	cr := csv.NewReader(r)
 	cr.Comma = sep
 	cr.FieldsPerRecord = -1
-	cr.LazyQuotes = sep == '\t'
 	cr.ReuseRecord = true
-	var layout *delimitedLayout
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -59,48 +95,74 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 			return err
 		}
 		line, _ := cr.FieldPos(0)
-		if layout == nil {
-			l, note, err := delimitedHeader(rec)
-			if err != nil {
-				return fmt.Errorf("line %d: %w", line, err)
+		if !record(line, rec) {
+			return nil
+		}
+	}
+}
+
+// readTSV reads TSV records as IANA's text/tab-separated-values defines
+// them: one a line, its fields split at each tab. There is no quoting (a
+// field cannot hold a tab or a line break), so a double quote is an
+// ordinary character and can never join lines. Empty lines are skipped,
+// as in CSV; a CR before the line feed is dropped.
+func readTSV(r io.Reader, record func(int, []string) bool) error {
+	br := bufio.NewReader(r)
+	var rec []string
+	for line := 1; ; line++ {
+		s, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if s = strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r"); s != "" {
+			rec = rec[:0]
+			for f := range strings.SplitSeq(s, "\t") {
+				rec = append(rec, f)
 			}
-			layout = &l
-			if note != "" {
-				row(importRow{line: line, note: note})
-			}
-			if l.header {
-				continue
+			if !record(line, rec) {
+				return nil
 			}
 		}
-		if blankRecord(rec) {
-			continue
+		if err != nil {
+			return nil
 		}
-		row(layout.row(line, rec))
 	}
 }
 
 // delimitedHeader works out the layout from the first row: a header row
 // when its first field is not an identifier. The note names the columns
-// a header row has that the import leaves out.
+// a header row has that the import leaves out. Two columns for the same
+// thing (id and _id, who and erc.who) are refused: a row could hold two
+// values for it, and one would be lost.
 func delimitedHeader(rec []string) (l delimitedLayout, note string, err error) {
 	if looksLikeID(rec[0]) {
 		return headerless, "", nil
 	}
-	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, created: -1, meta: map[int]string{}, header: true}
+	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, created: -1, meta: map[int]string{}, header: true, fields: len(rec)}
 	var ignored []string
+	taken := map[string]int{} // the column index of each role and meta key
 	for i, name := range rec {
 		name = strings.ToLower(strings.TrimSpace(name))
 		role, ok := importColumns[name]
-		field := map[string]*int{"id": &l.id, "target": &l.target, "status": &l.status, "ezid_status": &l.ezidStatus, "created": &l.created}[role]
-		switch {
-		case !ok:
+		if !ok {
 			ignored = append(ignored, strconv.Quote(name))
-		case role == "meta":
-			l.meta[i] = strings.TrimPrefix(name, "erc.")
-		case *field >= 0:
-			return l, "", fmt.Errorf("the header row names the %s column twice (%q)", role, name)
-		default:
+			continue
+		}
+		what := role + " column"
+		if role == "meta" {
+			role = strings.TrimPrefix(name, "erc.")
+			what = role + " metadata"
+		}
+		if j, dup := taken[what]; dup {
+			return l, "", fmt.Errorf("the header row names the %s twice: %q (column %d) and %q (column %d); keep one of them", what,
+				strings.TrimSpace(rec[j]), j+1, strings.TrimSpace(rec[i]), i+1)
+		}
+		taken[what] = i
+		field := map[string]*int{"id": &l.id, "target": &l.target, "status": &l.status, "ezid_status": &l.ezidStatus, "created": &l.created}[role]
+		if field != nil {
 			*field = i
+		} else {
+			l.meta[i] = role
 		}
 	}
 	if l.id < 0 {
@@ -140,6 +202,23 @@ func blankRecord(rec []string) bool {
 func (l *delimitedLayout) row(line int, rec []string) importRow {
 	if !l.header && (len(rec) < 2 || len(rec) > 3) {
 		return importRow{line: line, err: fmt.Errorf("%s: expected id,target[,status], or a header row naming the columns", count(len(rec), "field"))}
+	}
+	// With a header row, a line has one field per column, empty ones
+	// included: an extra field (a status after id,target, or a value cut
+	// by a comma it does not quote) or a missing one would shift or lose
+	// a value without a word.
+	if l.header && len(rec) != l.fields {
+		hint := "every line needs one field per column, empty ones included"
+		if len(rec) > l.fields {
+			hint = "name every column in the header row"
+			switch l.sep {
+			case ',':
+				hint += `, and put a value holding a comma in double quotes ("Smith, John")`
+			case '\t':
+				hint += "; a TSV field cannot hold a tab"
+			}
+		}
+		return importRow{line: line, err: fmt.Errorf("%s where the header row (line %d) has %s: %s", count(len(rec), "field"), l.headerLine, count(l.fields, "column"), hint)}
 	}
 	get := func(i int) string {
 		if i < 0 || i >= len(rec) {

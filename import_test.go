@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,5 +243,80 @@ Error: ` + path + `: 2 problems: the table was not completed
 `
 	if err == nil || stderr != want {
 		t.Errorf("err %v, stderr:\n%s\nwant:\n%s", err, stderr, want)
+	}
+}
+
+func importString(t *testing.T, format, in string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	_, err := importTable(bytes.NewReader([]byte(in)), "in", format, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+// With a header row, fields beyond the named columns are dropped without a
+// word: a status written in a third column is lost (303 becomes 200 in
+// place, 307 becomes 302), and an unquoted comma cuts a value.
+func TestImportExtraFieldsAfterHeaderRefused(t *testing.T) {
+	for _, c := range []struct{ format, in, want string }{
+		{"csv", "id,target\nark:/12345/a,/a,303\n", "in:2: 3 fields where the header row (line 1) has 2 columns: name every column"},
+		{"csv", "id,target\nark:/12345/b,https://x.example/b,307\n", "in:2: 3 fields where the header row (line 1) has 2 columns"},
+		{"csv", "id,target,what\nark:/12345/c,/c,Smith, John\n", `in:2: 4 fields where the header row (line 1) has 3 columns: name every column in the header row, and put a value holding a comma in double quotes`},
+		{"tsv", "id\ttarget\nark:/12345/d\t/d\t303\n", "in:2: 3 fields where the header row (line 1) has 2 columns: name every column in the header row; a TSV field cannot hold a tab"},
+		// A missing field would shift the values after it.
+		{"csv", "id,target,who,what\nark:/12345/e,/e,Title\n", "in:2: 3 fields where the header row (line 1) has 4 columns: every line needs one field per column"},
+		{"csv", "id,target,who\nark:/12345/f,/f,W\nark:/12345/g\n", "in:3: 1 field where the header row (line 1) has 3 columns"},
+	} {
+		out, stderr, err := importString(t, c.format, c.in)
+		if err == nil || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: imported as %s, stderr %q; want %s", c.in, out, stderr, c.want)
+		}
+	}
+	// A quoted comma is one field.
+	if out, stderr, err := importString(t, "csv", "id,target,who\nark:/12345/h,/h,\"Smith, John\"\n"); err != nil || !strings.Contains(out, `"who":"Smith, John"`) {
+		t.Errorf("quoted comma: %v %s %s", err, stderr, out)
+	}
+}
+
+// Read as CSV with LazyQuotes, a TSV field that opened a quote it never
+// closed swallowed every following line into one meta value, and the
+// import succeeded.
+func TestImportTSVUnclosedQuoteLosesLines(t *testing.T) {
+	in := "id\ttarget\twhat\nark:/12345/a\t/a\t\"Quoted title\nark:/12345/b\t/b\tB\nark:/12345/c\t/c\tC\n"
+	out, _, err := importString(t, "tsv", in)
+	if err == nil && !strings.Contains(out, `"ark:12345/c"`) {
+		t.Errorf("lines 3 and 4 lost without a problem: %s", out)
+	}
+
+	// TSV has no quoting: a quote is an ordinary character, whether it
+	// opens, closes or surrounds a field; CRLF line ends are fine.
+	for _, in := range []string{in, strings.ReplaceAll(in, "\n", "\r\n")} {
+		out, stderr, err := importString(t, "tsv", in)
+		want := "{\"entries\": [\n" +
+			"\t{\"id\":\"ark:12345/a\",\"target\":\"/a\",\"meta\":{\"what\":\"\\\"Quoted title\"}},\n" +
+			"\t{\"id\":\"ark:12345/b\",\"target\":\"/b\",\"meta\":{\"what\":\"B\"}},\n" +
+			"\t{\"id\":\"ark:12345/c\",\"target\":\"/c\",\"meta\":{\"what\":\"C\"}}\n]}\n"
+		if err != nil || out != want {
+			t.Errorf("%q: %v %s\n%s\nwant\n%s", in, err, stderr, out, want)
+		}
+	}
+	out, stderr, err := importString(t, "tsv", "id\ttarget\twhat\nark:/12345/d\t/d\t\"Say \"\"hi\"\"\"\n\n\"ark:/12345/e\"\t/e\t\n")
+	if err == nil || !strings.Contains(out, `{"what":"\"Say \"\"hi\"\"\""}`) ||
+		!strings.Contains(stderr, "in:4: id \"\\\"ark:/12345/e\\\"\": not an identifier") {
+		t.Errorf("quotes in TSV: %v\n%s\n%s", err, stderr, out)
+	}
+}
+
+// Two header columns feeding the same meta key (who and erc.who, or who
+// twice): one value wins at random (map order), the other is lost.
+func TestImportDuplicateMetaColumnsRefused(t *testing.T) {
+	for in, want := range map[string]string{
+		"id,target,who,erc.who\nark:/12345/a,/a,W1,W2\n": `in:1: the header row names the who metadata twice: "who" (column 3) and "erc.who" (column 4)`,
+		"id,target,who,who\nark:/12345/a,/a,W1,W2\n":     `in:1: the header row names the who metadata twice: "who" (column 3) and "who" (column 4)`,
+		"id,target,_target\nark:/12345/a,/a,/b\n":        `in:1: the header row names the target column twice: "target" (column 2) and "_target" (column 3)`,
+	} {
+		out, stderr, err := importString(t, "csv", in)
+		if err == nil || !strings.Contains(stderr, want) {
+			t.Errorf("%q: imported as %s, stderr %q; want the header refused: %s", in, out, stderr, want)
+		}
 	}
 }
