@@ -109,6 +109,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return caddyhttp.Error(http.StatusInternalServerError, errors.New("nothing serves in-place targets"))
 	}
 	h.logger.Warn("identifier resolved to a missing target", zap.String("id", res.key), zap.String("target", target))
+	if errors.As(err, new(caddyhttp.HandlerError)) {
+		// Nothing is written yet (file_server's 404 is an error): say why.
+		return h.refuse(w, r, http.StatusNotFound, res.key+" is assigned here, but what it resolves to is missing", res.key)
+	}
 	return err
 }
 

@@ -9,7 +9,8 @@ import (
 // counted and logged as what it is, a missing target naming the identifier
 // and the target, not as served in place (issue 10, item 4); with no
 // handler after ark to serve it, the answer is a 500, logged as such, not
-// an empty 200.
+// an empty 200. A missing file gets a 404 with a one-line reason, as every
+// other refusal does.
 func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 	s := startOpsSite(t, `
 	root * `+testRoot(t)+`
@@ -37,8 +38,11 @@ func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 			t.Errorf("%s: got %d, want %d", p, got.status, status)
 		}
 	}
-	if got := counterValue(t, arkMetrics.byOutcome[outcomeMissing]) - missing; got != 3 {
-		t.Errorf("missing_target counted %v times, want 3", got)
+	if got := s.get("/ark:12345/t3gone"); got.body != "404 Not Found: ark:12345/t3gone is assigned here, but what it resolves to is missing\n" {
+		t.Errorf("a missing target's answer: %q, want the one-line reason", got.body)
+	}
+	if got := counterValue(t, arkMetrics.byOutcome[outcomeMissing]) - missing; got != 4 {
+		t.Errorf("missing_target counted %v times, want 4", got)
 	}
 	if got := counterValue(t, arkMetrics.byOutcome[outcomeInPlace]) - inPlace; got != 1 {
 		t.Errorf("in_place counted %v times, want 1", got)
