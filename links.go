@@ -2,6 +2,7 @@ package ark
 
 import (
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -65,6 +66,14 @@ func servicePrefix(r *http.Request) string {
 	if strings.HasPrefix(prefix, "//") {
 		// A rewrite took away a part the client chose; "//host" would make
 		// every path-absolute link and redirect name that host.
+		return ""
+	}
+	if prefix == "" {
+		return ""
+	}
+	// As the site is configured, not as the client spelled it:
+	// "/x/../resolver", "/resolver//" and "/resolver/." are "/resolver".
+	if prefix = path.Clean(prefix); prefix == "/" {
 		return ""
 	}
 	return prefix

@@ -1,6 +1,8 @@
 package ark
 
 import (
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,5 +43,25 @@ func TestStrippedPrefixNeverNamesAHost(t *testing.T) {
 	}
 	if got := s.get("//evil.example/ark:12345/zz9"); got.status != 302 || got.location != "/ark:12345/zz9/" {
 		t.Errorf("directory redirect: got %d %q, want 302 /ark:12345/zz9/", got.status, got.location)
+	}
+}
+
+// The service prefix in links is the one the site is configured for,
+// whatever dot segments or extra slashes the client wrote around it.
+func TestServicePrefixInLinksIsCanonical(t *testing.T) {
+	s := startSite(t, `
+	root * `+testRoot(t)+`
+	handle_path /resolver/* {
+		ark {
+			map ark:12345/th /objects/thesis.html
+		}
+		file_server
+	}`)
+	want := `<` + s.base + `/resolver/ark:12345/th>; rel="cite-as"`
+	for _, p := range []string{"/resolver/ark:12345/th", "/resolver/x/../ark:12345/th", "/x/../resolver/ark:12345/th", "/resolver///ark:12345/th", "/resolver/./ark:12345/th"} {
+		got := s.get(p)
+		if links := got.header.Values("Link"); got.status != http.StatusOK || !slices.Contains(links, want) {
+			t.Errorf("%s: got %d Link %q, want %s", p, got.status, links, want)
+		}
 	}
 }
