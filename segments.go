@@ -100,12 +100,18 @@ func (t *builtTarget) check() error {
 }
 
 // String returns the target, with each byte from the request that may not
-// stand in a URL (space, non-ASCII, quotes) percent-encoded.
+// stand in a URL (space, non-ASCII, quotes) percent-encoded, and "#", and
+// in the query also the bytes that would end or change a value there
+// ("&", ";", "+"): request data is a value, never a delimiter.
 func (t *builtTarget) String() string {
 	var b strings.Builder
 	b.Grow(len(t.b))
+	inQuery := false
 	for i, c := range t.b {
-		if t.request[i] && unsafeInQuery(rune(c)) {
+		if !t.request[i] && c == '?' {
+			inQuery = true
+		}
+		if t.request[i] && (unsafeInQuery(rune(c)) || c == '#' || inQuery && strings.IndexByte("&;+", c) >= 0) {
 			const hex = "0123456789ABCDEF"
 			b.Write([]byte{'%', hex[c>>4], hex[c&0xf]})
 			continue

@@ -34,3 +34,21 @@ func TestTemplateWithIDDoesNotRepeatTheQualifier(t *testing.T) {
 		}
 	}
 }
+
+// Request data a template places in the target's query is a value there:
+// the bytes that would end it or change it ("&", ";", "+", "#") are
+// percent-encoded; in the path a "+" is a plus and stays.
+func TestTemplateQueryValuesFromTheRequestAreEncoded(t *testing.T) {
+	s := startSite(t, `
+	ark {
+		shoulder ark:12345/t8 "https://repo.example.org/show?id={http.ark.blade}&tag={http.request.header.X-Tag}"
+		shoulder ark:12345/t9 https://repo.example.org/t/{http.ark.blade}
+	}`)
+	got := s.do(http.MethodGet, "/ark:12345/t8a+b", http.Header{"X-Tag": {"x&y=1;z+w#f"}})
+	if want := "https://repo.example.org/show?id=a%2Bb&tag=x%26y=1%3Bz%2Bw%23f"; got.status != http.StatusFound || got.location != want {
+		t.Errorf("in the query: got %d %q, want 302 %q", got.status, got.location, want)
+	}
+	if got := s.get("/ark:12345/t9a+b"); got.status != http.StatusFound || got.location != "https://repo.example.org/t/a+b" {
+		t.Errorf("in the path: got %d %q", got.status, got.location)
+	}
+}
