@@ -260,6 +260,12 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.C
 		cfg.ConnConfig.ConnectTimeout = timeout
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "caddy-ark"
+	if _, set := cfg.ConnConfig.RuntimeParams["lock_timeout"]; !set {
+		// A write waiting behind an import's table lock gives up before
+		// its timeout, with an error that says so (errStoreBusy), instead of
+		// running out of time like a server that stopped answering.
+		cfg.ConnConfig.RuntimeParams["lock_timeout"] = strconv.FormatInt(max(1, (timeout*3/4).Milliseconds()), 10)
+	}
 	return cfg, nil
 }
 

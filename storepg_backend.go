@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 )
@@ -109,6 +110,9 @@ func (b *pgBackend) result(ctx context.Context, err error) error {
 		return err
 	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ctx.Err()
+	case pgLockTimeout(err):
+		b.setUp(true, nil) // the server answered: it is busy, not away
+		return fmt.Errorf("%w: %w", ErrUnavailable, errStoreBusy)
 	case pgNotReachable(err):
 		b.setUp(false, err)
 		pgMetrics.unavailable.WithLabelValues(b.schema).Inc()
@@ -116,6 +120,17 @@ func (b *pgBackend) result(ctx context.Context, err error) error {
 	}
 	b.setUp(true, nil)
 	return err
+}
+
+// errStoreBusy says why a write waited in vain: another writer, an import
+// most likely, holds the bindings for longer than the store's timeout.
+var errStoreBusy = errors.New("waited longer than the timeout for another writer (an import?) to finish")
+
+// pgLockTimeout reports whether err is lock_timeout's: the statement
+// waited too long for a lock.
+func pgLockTimeout(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
 // storeAnswer tells the store's own answers, and the errors of an Import's

@@ -38,7 +38,9 @@ func (b *pgBackend) Import(ctx context.Context, next func() (*Binding, error), b
 			}
 			return err
 		}
-		if _, err := tx.Exec(ctx, pgSQL(b.schema, "LOCK TABLE @.bindings IN SHARE ROW EXCLUSIVE MODE")); err != nil {
+		// An import waits its turn behind another, however long (writes
+		// give up after lock_timeout: see pgPoolConfig).
+		if _, err := tx.Exec(ctx, pgSQL(b.schema, "SET LOCAL lock_timeout = 0; LOCK TABLE @.bindings IN SHARE ROW EXCLUSIVE MODE")); err != nil {
 			return err
 		}
 		if err := b.importConflict(ctx, tx); err != nil {

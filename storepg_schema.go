@@ -75,6 +75,9 @@ func (b *pgBackend) migrate(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = 0"); err != nil { // ctx bounds the wait for another node's migration
+		return err
+	}
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('caddy-ark migrate ' || $1, 0))", b.schema); err != nil {
 		return err
 	}

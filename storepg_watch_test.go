@@ -2,6 +2,7 @@ package ark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap"
 )
 
@@ -390,5 +392,49 @@ func TestPostgresTableOnlyRole(t *testing.T) {
 	}
 	if _, err := b.Apply(context.Background(), Write{Binding: Binding{Key: "ark:12345/x", Target: "/x", Status: 302}, By: "t"}); err != nil {
 		t.Errorf("Apply: %v", err)
+	}
+}
+
+// TestPostgresWriteBehindALockIsBusyNotDown: a write that waits longer than
+// the store's timeout behind another writer's table lock (an import's)
+// answers ErrUnavailable saying the store is busy, and the server is not
+// recorded as down: the log and caddy_ark_postgres_up say what happened.
+func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	b, err := newPGBackend(dsn, defaultPGSchema, 0, time.Second, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Destruct() })
+	ctx := context.Background()
+	if _, err := b.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/before", Target: "/b", Status: 302}, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE ark.bindings IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/during", Target: "/d", Status: 302}, By: "t"})
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, errStoreBusy) {
+		t.Errorf("Apply behind the lock: %v; want ErrUnavailable saying the store is busy", err)
+	}
+	var up dto.Metric
+	if err := pgMetrics.up.WithLabelValues(defaultPGSchema).Write(&up); err != nil {
+		t.Fatal(err)
+	}
+	if v := up.GetGauge().GetValue(); v != 1 {
+		t.Errorf("caddy_ark_postgres_up %v while the server answered, want 1", v)
+	}
+	if got, err := b.Lookup(ctx, []string{"ark:12345/before"}); err != nil || got[0] == nil {
+		t.Errorf("a lookup beside the lock: %v, %v", got, err)
 	}
 }
