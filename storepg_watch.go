@@ -186,6 +186,7 @@ const pgListenerName = "caddy-ark listener"
 type pgCursor struct {
 	read    bool     // whether the history was read once
 	seq     int64    // the highest sequence number read
+	topXid  string   // the transaction of that record
 	running []string // ids of the transactions running at that read, below xmax
 	xmax    string   // the first transaction id that read could not see, and all after it
 }
@@ -198,20 +199,24 @@ func (w *pgWatch) catchUp(ctx context.Context, conn *pgx.Conn, schema string, cu
 	}
 	defer tx.Rollback(context.Background())
 	var (
-		top     int64
-		running []string
-		xmax    string
+		top          int64
+		topXid, xmax string
+		running      []string
+		lastXid      *string // the transaction of the record cur.seq, nil if there is none
 	)
-	if err := tx.QueryRow(ctx, pgSQL(schema, `SELECT coalesce((SELECT max(seq) FROM @.history), 0),
+	if err := tx.QueryRow(ctx, pgSQL(schema, `SELECT coalesce(max(seq), 0), coalesce((array_agg(xid::text ORDER BY seq DESC))[1], ''),
 		ARRAY(SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) x),
-		pg_snapshot_xmax(pg_current_snapshot())::text`)).Scan(&top, &running, &xmax); err != nil {
+		pg_snapshot_xmax(pg_current_snapshot())::text,
+		(SELECT xid::text FROM @.history WHERE seq = $1)
+		FROM (SELECT seq, xid FROM @.history ORDER BY seq DESC LIMIT 1) top`), cur.seq).Scan(&top, &topXid, &running, &xmax, &lastXid); err != nil {
 		return err
 	}
-	next := pgCursor{read: true, seq: top, running: running, xmax: xmax}
-	if !cur.read || top < cur.seq {
+	next := pgCursor{read: true, seq: top, topXid: topXid, running: running, xmax: xmax}
+	if !cur.read || top < cur.seq || cur.seq > 0 && (lastXid == nil || *lastXid != cur.topXid) {
 		// The first read, which cannot vouch for lookups made before it,
-		// or a history that went back: the database was restored or
-		// replaced.
+		// or a history that went back or no longer holds the last record
+		// read, as it was: the database was restored, replaced, or failed
+		// over to a replica that had not received everything.
 		*cur = next
 		w.tell(nil)
 		return nil

@@ -438,3 +438,47 @@ func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 		t.Errorf("a lookup beside the lock: %v, %v", got, err)
 	}
 }
+
+// TestPostgresWatchForgetsAHistoryThatChanged: a database failed over to a
+// replica that had not received the last changes, or restored, can hold a
+// different record under a sequence number the node has read, and hand
+// out numbers again: the node cannot tell which keys changed, so it must
+// forget everything rather than go on from its old place.
+func TestPostgresWatchForgetsAHistoryThatChanged(t *testing.T) {
+	dsn := sharedPostgres(t).createDB(t)
+	a, b := newNode(t, dsn), newNode(t, dsn)
+	var seen changes
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Watch(ctx, seen.changed)
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	waitListening(t, admin, 2)
+	if _, err := a.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/kept", Target: "/k", Status: 302}, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	seen.waitFor(t, "ark:12345/kept")
+	seen.mu.Lock()
+	forgot := seen.all
+	seen.mu.Unlock()
+	// The last record is lost, and another change takes its number.
+	for _, sql := range []string{
+		"BEGIN",
+		"CREATE TEMPORARY TABLE lost ON COMMIT DROP AS SELECT * FROM ark.history WHERE seq = (SELECT max(seq) FROM ark.history)",
+		"DELETE FROM ark.history WHERE seq = (SELECT seq FROM lost)",
+		"INSERT INTO ark.history (seq, time, key, by, new) SELECT seq, now(), 'ark:12345/other', 'other', '{}' FROM lost",
+		"COMMIT",
+	} {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	waitFor(t, "the node to forget everything", func() bool {
+		seen.mu.Lock()
+		defer seen.mu.Unlock()
+		return seen.all > forgot
+	})
+}
