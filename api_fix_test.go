@@ -65,3 +65,26 @@ func TestAPIIfNoneMatchETag(t *testing.T) {
 	}
 }
 
+// TestAPIMintBareNAAN: a minter on a bare NAAN (which the
+// configuration accepts) cannot be used by a key scoped to that NAAN:
+// covers() parses "ark:12345/", which is not an ARK, so the scope check
+// fails and only a "*" key may mint there.
+func TestAPIMintBareNAAN(t *testing.T) {
+	s := startAPISite(t, `minter ark:12345 .sddd`)
+	got := s.call("POST", "/mint/ark:12345", "editor", "")
+	if got.status != http.StatusCreated {
+		t.Fatalf("write:ark:12345 minting from the NAAN's minter: %d %s", got.status, got.body)
+	}
+	if ids := minted(t, got); len(ids) != 1 || ids[0] != "ark:12345/000" {
+		t.Errorf("minted %v, want ark:12345/000", ids)
+	}
+	got = s.call("POST", "/mint/ark:/12345", "editor", `{"target": "https://repo.example.org/{id}"}`)
+	if ids := minted(t, got); got.status != http.StatusCreated || len(ids) != 1 || s.lookup(ids[0]).Binding.Target != "https://repo.example.org/"+ids[0] {
+		t.Errorf("mint-and-bind from the NAAN's minter: %d %s", got.status, got.body)
+	}
+	for _, key := range []string{"x5", "reader"} {
+		if got := s.call("POST", "/mint/ark:12345", key, ""); got.status != http.StatusForbidden {
+			t.Errorf("%s minting from the NAAN's minter: %d %s, want 403", key, got.status, got.body)
+		}
+	}
+}

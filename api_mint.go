@@ -20,17 +20,20 @@ func (c *apiCall) mint(raw string) error {
 	if err != nil {
 		return c.fail(refuse(http.StatusBadRequest, "%v", err))
 	}
-	shoulder := "ark:" + naan + "/" + sh
+	shoulder := "ark:" + naan // a bare NAAN, ark:12345/, is not an ARK
+	if sh != "" {
+		shoulder += "/" + sh
+	}
 	n := 1
 	if q := c.r.URL.Query().Get("n"); q != "" {
 		if n, err = strconv.Atoi(q); err != nil || n < 1 || n > MintMax {
 			return c.fail(refuse(http.StatusBadRequest, "n=%s: %v", q, ErrMintCount))
 		}
 	}
-	if !c.key.may(true, shoulder) {
+	if !c.key.mayPrefix(true, naan, sh) {
 		return c.fail(refuse(http.StatusForbidden, "key %s may not mint under %s", c.key.name, shoulder))
 	}
-	bind, err := c.mintBinding(shoulder)
+	bind, err := c.mintBinding("ark:" + naan + "/" + sh)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -56,7 +59,7 @@ func (c *apiCall) mint(raw string) error {
 // mintBinding reads the binding of a mint-and-bind, if the request has a
 // body, and returns what builds each new name's binding. The target is
 // checked with a name in place of {id} before anything is minted.
-func (c *apiCall) mintBinding(shoulder string) (func(key string) Binding, error) {
+func (c *apiCall) mintBinding(prefix string) (func(key string) Binding, error) {
 	if c.r.ContentLength == 0 {
 		return nil, nil
 	}
@@ -69,7 +72,7 @@ func (c *apiCall) mintBinding(shoulder string) (func(key string) Binding, error)
 		req.Target = strings.ReplaceAll(target, idPlaceholder, key)
 		return c.binding(key, &req)
 	}
-	if _, err := build(shoulder + "0"); err != nil {
+	if _, err := build(prefix + "0"); err != nil {
 		return nil, err
 	}
 	return func(key string) Binding {
