@@ -2,7 +2,11 @@ package ark
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestAPIIfNoneMatchETag: If-None-Match with an entity tag (not "*")
@@ -63,6 +67,70 @@ func TestAPIIfNoneMatchETag(t *testing.T) {
 	if got.status != http.StatusOK {
 		t.Errorf("withdraw under If-Match: \"2\", \"3\" on version 3: %d %s", got.status, got.body)
 	}
+}
+
+// TestAPIMintBindTooLongTarget: mint-and-bind checked the target with
+// shoulder+"0" in place of {id}, but the real names are longer; a target
+// that fit for the check but not for the real name was minted as a bare
+// reservation, with 201 as if bound. It is refused, with nothing stored.
+func TestAPIMintBindTooLongTarget(t *testing.T) {
+	s := startAPISite(t, "minter ark:12345/x5 .reeddeedk\n\t\tminter ark:12345/x6 .zd")
+	base := "https://repo.example.org/"
+	n := (maxTargetBytes - len(base)) / len("ark:12345/x50")
+	target := base + strings.Repeat("{id}", n)
+	got := s.call("POST", "/mint/ark:12345/x5?n=3", "editor", `{"target": "`+target+`"}`)
+	if got.status != http.StatusBadRequest || !strings.Contains(got.body, "longer than") {
+		t.Errorf("mint-and-bind with a target too long for the real names: %d %.300s, want 400", got.status, got.body)
+	}
+	if keys := storedKeys(t, s); len(keys) != 0 {
+		t.Errorf("stored by a refused mint-and-bind: %v", keys)
+	}
+
+	// An unbounded template's names grow: x60 to x69 fit a target sized
+	// for three-character names, x610 does not.
+	target = "/" + strings.Repeat("{id}", (maxTargetBytes-1)/len("ark:12345/x60"))
+	got = s.call("POST", "/mint/ark:12345/x6?n=10", "editor", `{"target": "`+target+`"}`)
+	ids := minted(t, got)
+	if got.status != http.StatusCreated || len(ids) != 10 {
+		t.Fatalf("mint-and-bind of x60 to x69: %d %.300s", got.status, got.body)
+	}
+	for _, id := range ids {
+		if r := s.lookup(id); r == nil || r.Binding.Status == 0 || !strings.HasPrefix(r.Binding.Target, "/"+id+id) {
+			t.Errorf("%s: not bound: %+v", id, r)
+		}
+	}
+	got = s.call("POST", "/mint/ark:12345/x6?n=2", "editor", `{"target": "`+target+`"}`)
+	if got.status != http.StatusBadRequest || strings.Contains(got.body, "ids") {
+		t.Errorf("mint-and-bind of x610 with a target that only fits shorter names: %d %.300s, want 400", got.status, got.body)
+	}
+	if keys := storedKeys(t, s); len(keys) != 10 {
+		t.Errorf("stored: %v, want the 10 names bound", keys)
+	}
+	// The refusal wrote nothing, not even the minter's counter.
+	if got := s.call("POST", "/mint/ark:12345/x6", "editor", ""); got.status != http.StatusCreated || !strings.Contains(got.body, `"ark:12345/x610"`) {
+		t.Errorf("mint after the refusal: %d %s, want ark:12345/x610", got.status, got.body)
+	}
+}
+
+// storedKeys returns the keys of every binding in the store file of s,
+// bound, withdrawn or only minted.
+func storedKeys(t *testing.T, s *apiSite) []string {
+	t.Helper()
+	v, _, err := boltFiles.LoadOrNew(s.db, func() (caddy.Destructor, error) { return openBolt(s.db) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer boltFiles.Delete(s.db)
+	var keys []string
+	if err := v.(*boltDB).db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBindings).ForEach(func(k, _ []byte) error {
+			keys = append(keys, string(k))
+			return nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
 
 // TestAPIMintBareNAAN: a minter on a bare NAAN (which the
