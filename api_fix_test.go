@@ -1,7 +1,12 @@
 package ark
 
 import (
+	"context"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,6 +136,101 @@ func storedKeys(t *testing.T, s *apiSite) []string {
 		t.Fatal(err)
 	}
 	return keys
+}
+
+// damageBinding writes a binding that does not decode into the store file
+// of s, through the process's shared handle.
+func damageBinding(t *testing.T, s *apiSite, key string) {
+	t.Helper()
+	v, _, err := boltFiles.LoadOrNew(s.db, func() (caddy.Destructor, error) { return openBolt(s.db) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer boltFiles.Delete(s.db)
+	if err := v.(*boltDB).db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBindings).Put([]byte(key), []byte("{not json"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAPIExportStoreFailure: when the store fails while the export is
+// under way, the answer was still 200 (and the CLI wrote the truncated
+// file and succeeded). Before anything is sent it is 503; after, the
+// transfer fails.
+func TestAPIExportStoreFailure(t *testing.T) {
+	s := startAPISite(t, "")
+	if got := s.call("PUT", "/id/ark:12345/x5a", "editor", `{"target": "https://repo.example.org/a"}`); got.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", got.status, got.body)
+	}
+	damageBinding(t, s, "ark:12345/x5b")
+	got := s.call("GET", "/export", "editor", "")
+	var v any
+	if jerr := json.Unmarshal([]byte(got.body), &v); got.status != http.StatusServiceUnavailable || jerr != nil || got.header.Get("Content-Disposition") != "" {
+		t.Errorf("export over a damaged store: %d, JSON error %v, body %q; want 503", got.status, jerr, got.body)
+	}
+
+	// More than the answer's buffer before the damaged binding: the status
+	// has been sent when the store fails, and the transfer must fail.
+	meta := map[string]string{}
+	for i := range 8 {
+		meta[strconv.Itoa(i)] = strings.Repeat("m", 16000)
+	}
+	body, _ := json.Marshal(map[string]any{"target": "https://repo.example.org/big", "meta": meta})
+	if got := s.call("PUT", "/id/ark:12345/x5a", "editor", string(body)); got.status != http.StatusOK {
+		t.Fatalf("update: %d %.200s", got.status, got.body)
+	}
+	req, _ := http.NewRequest("GET", s.base+"/api/ark/export", nil)
+	req.Header.Set("Authorization", "Bearer editor-secret")
+	resp, err := client.Do(req)
+	if err == nil {
+		data, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if rerr == nil {
+			t.Errorf("export cut short by the store: a complete transfer, %d, %d bytes", resp.StatusCode, len(data))
+		}
+	}
+
+	// The command says so, and fails.
+	t.Setenv(apiKeyEnv, "editor-secret")
+	out, errOut, status := runCaddy(t, "", "ark", "export", "--api", s.base+"/api/ark")
+	t.Logf("caddy ark export --api, cut short: %d %q", status, errOut)
+	if status != 1 || !strings.Contains(errOut, "export") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("caddy ark export --api, cut short: %d, stderr %q, %d bytes out", status, errOut, len(out))
+	}
+}
+
+// TestAPIExportClientIncomplete: caddy ark export --api fails, with one
+// line, when the answer is not one complete JSON value.
+func TestAPIExportClientIncomplete(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"entries": [` + "\n", "cut short"},
+		{`{"entries": [{"id": "ark:12345/x5a"`, "cut short"},
+		{`{"entries": []} {"entries": []}`, "not one JSON"},
+		{`{"entries": [}`, "not one JSON"},
+		{"", "cut short"},
+		{`{"entries": []}` + "\n", ""},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, c.body)
+		}))
+		api, err := newAPIClient(srv.URL, "k", srv.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		err = api.exportTable(context.Background(), &out)
+		srv.Close()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.body, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%q: %v, want an error saying %q", c.body, err, c.want)
+		case out.String() != c.body && c.want == "":
+			t.Errorf("%q: wrote %q", c.body, out.String())
+		}
+	}
 }
 
 // TestAPIMintBareNAAN: a minter on a bare NAAN (which the
