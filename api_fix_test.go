@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -171,15 +171,17 @@ func TestAPIExportStoreFailure(t *testing.T) {
 		t.Errorf("export over a damaged store: %d, JSON error %v, body %q; want 503", got.status, jerr, got.body)
 	}
 
-	// More than the answer's buffer before the damaged binding: the status
-	// has been sent when the store fails, and the transfer must fail.
-	meta := map[string]string{}
-	for i := range 8 {
-		meta[strconv.Itoa(i)] = strings.Repeat("m", 16000)
+	// A whole batch of the store's Each, more than the answer's buffer,
+	// before the damaged binding: the status has been sent when the store
+	// fails, and the transfer must fail.
+	var entries []map[string]string
+	for i := range eachBatchCount {
+		id := fmt.Sprintf("ark:12345/x5a%04d", i)
+		entries = append(entries, map[string]string{"id": id, "target": "https://repo.example.org/" + id + "/" + strings.Repeat("p", 100)})
 	}
-	body, _ := json.Marshal(map[string]any{"target": "https://repo.example.org/big", "meta": meta})
-	if got := s.call("PUT", "/id/ark:12345/x5a", "editor", string(body)); got.status != http.StatusOK {
-		t.Fatalf("update: %d %.200s", got.status, got.body)
+	body, _ := json.Marshal(map[string]any{"entries": entries})
+	if got := s.call("POST", "/import", "editor", string(body)); got.status != http.StatusOK {
+		t.Fatalf("import: %d %.200s", got.status, got.body)
 	}
 	req, _ := http.NewRequest("GET", s.base+"/api/ark/export", nil)
 	req.Header.Set("Authorization", "Bearer editor-secret")
