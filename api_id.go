@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -123,32 +125,160 @@ func (c *apiCall) binding(key string, req *bindRequest) (*Binding, error) {
 	return &Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}, nil
 }
 
-// precondition sets wr's precondition from If-Match or If-None-Match.
+// precondition sets wr's precondition from If-Match and If-None-Match,
+// evaluated as RFC 9110 13.2.2 says: If-Match first, by strong comparison
+// (a weak tag W/"3" never matches), then If-None-Match, by weak
+// comparison; either may be "*" or a list of entity tags. A precondition
+// that fails is 412; the store then checks, as it writes, that the binding
+// is still the one the precondition was evaluated against. wr may already
+// require a version, or that there is no binding (a withdrawal does).
 func (c *apiCall) precondition(key string, wr *Write) error {
-	if c.r.Header.Get("If-None-Match") == "*" {
-		wr.Create = true
+	im, imSet, err := parseETags(c.r.Header.Values("If-Match"))
+	if err != nil {
+		return refuse(http.StatusBadRequest, "If-Match: %v: give the ETag of a GET, such as \"3\", or *", err)
 	}
-	match := strings.TrimSpace(c.r.Header.Get("If-Match"))
+	inm, inmSet, err := parseETags(c.r.Header.Values("If-None-Match"))
+	if err != nil {
+		return refuse(http.StatusBadRequest, "If-None-Match: %v: give the ETag of a GET, such as \"3\", or *", err)
+	}
 	switch {
-	case match == "":
+	case !imSet && !inmSet:
 		return nil
-	case match == "*":
-		b, _, err := c.store.Get(c.r.Context(), key)
-		if errors.Is(err, ErrNotFound) {
-			return refuse(http.StatusPreconditionFailed, "%s: If-Match: * but it is not bound", key)
+	case !inmSet && !im.any:
+		// The store compares the version itself, when there is one to compare.
+		vs := im.versions()
+		if len(vs) == 0 {
+			return refuse(http.StatusPreconditionFailed, "%s: If-Match %s: no version has that strong ETag", key, im)
 		}
-		if err != nil {
-			return storeError(key, err)
+		if len(vs) == 1 {
+			return requireVersion(key, wr, vs[0])
 		}
-		wr.IfVersion = b.Version
+	case !imSet && inm.any:
+		if wr.IfVersion != 0 {
+			return refuse(http.StatusPreconditionFailed, "%s: If-None-Match: * but it is bound", key)
+		}
+		wr.Create = true
 		return nil
 	}
-	v, err := strconv.ParseUint(strings.Trim(strings.TrimPrefix(match, "W/"), `"`), 10, 64)
-	if err != nil || v == 0 {
-		return refuse(http.StatusBadRequest, "If-Match %s: give the ETag of a GET, such as \"3\"", match)
+	cur, _, err := c.store.Get(c.r.Context(), key)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return storeError(key, err)
+	}
+	exists := err == nil
+	if imSet {
+		if !exists {
+			return refuse(http.StatusPreconditionFailed, "%s: If-Match %s but it is not bound", key, im)
+		}
+		if !im.any && !im.matches(cur.Version, false) {
+			return refuse(http.StatusPreconditionFailed, "%s: If-Match %s: its ETag is %s", key, im, etag(cur.Version))
+		}
+	}
+	if inmSet && exists && (inm.any || inm.matches(cur.Version, true)) {
+		return refuse(http.StatusPreconditionFailed, "%s: If-None-Match %s: its ETag is %s", key, inm, etag(cur.Version))
+	}
+	if exists {
+		return requireVersion(key, wr, cur.Version)
+	}
+	if wr.IfVersion != 0 {
+		return refuse(http.StatusPreconditionFailed, "%s: it has changed meanwhile", key)
+	}
+	wr.Create = true
+	return nil
+}
+
+// requireVersion makes wr conditional on the binding of key being at
+// version v.
+func requireVersion(key string, wr *Write, v uint64) error {
+	switch {
+	case wr.Create:
+		return refuse(http.StatusPreconditionFailed, "%s: If-Match but it is not bound", key)
+	case wr.IfVersion != 0 && wr.IfVersion != v:
+		return refuse(http.StatusPreconditionFailed, "%s: its ETag is %s, not %s", key, etag(wr.IfVersion), etag(v))
 	}
 	wr.IfVersion = v
 	return nil
+}
+
+// etagList is the value of an If-Match or If-None-Match field: "*" or
+// entity tags.
+type etagList struct {
+	any  bool
+	tags []entityTag
+	raw  string
+}
+
+// entityTag is an entity tag: its opaque part, without the quotes.
+type entityTag struct {
+	weak   bool
+	opaque string
+}
+
+func (l etagList) String() string { return l.raw }
+
+// parseETags reads the field values of an If-Match or If-None-Match:
+// "*", or a comma-separated list of entity tags (RFC 9110 8.8.3, 13.1.1).
+// set is false when the field is absent or holds only empty elements.
+func parseETags(values []string) (l etagList, set bool, err error) {
+	l.raw = strings.Join(values, ", ")
+	s := l.raw
+	if strings.TrimSpace(s) == "*" {
+		l.any = true
+		return l, true, nil
+	}
+	for {
+		s = strings.TrimLeft(s, " \t,")
+		if s == "" {
+			return l, len(l.tags) > 0, nil
+		}
+		var t entityTag
+		if rest, ok := strings.CutPrefix(s, "W/"); ok {
+			t.weak, s = true, rest
+		}
+		if s == "" || s[0] != '"' {
+			return l, true, fmt.Errorf("%q is not a list of entity tags", l.raw)
+		}
+		end := strings.IndexByte(s[1:], '"')
+		if end < 0 {
+			return l, true, fmt.Errorf("%q: an entity tag is not closed", l.raw)
+		}
+		t.opaque, s = s[1:1+end], s[2+end:]
+		for i := 0; i < len(t.opaque); i++ {
+			if c := t.opaque[i]; c < 0x21 || c == 0x7f {
+				return l, true, fmt.Errorf("%q: an entity tag holds a space or control character", l.raw)
+			}
+		}
+		l.tags = append(l.tags, t)
+		s = strings.TrimLeft(s, " \t")
+		if s != "" && s[0] != ',' {
+			return l, true, fmt.Errorf("%q: entity tags are separated by commas", l.raw)
+		}
+	}
+}
+
+// matches reports whether the ETag of version is in l, by weak
+// comparison or strong (where a weak tag matches nothing).
+func (l etagList) matches(version uint64, weak bool) bool {
+	want := strconv.FormatUint(version, 10)
+	for _, t := range l.tags {
+		if t.opaque == want && (weak || !t.weak) {
+			return true
+		}
+	}
+	return false
+}
+
+// versions returns the versions that the strong entity tags of l are the
+// ETags of, without repeats.
+func (l etagList) versions() []uint64 {
+	var vs []uint64
+	for _, t := range l.tags {
+		v, err := strconv.ParseUint(t.opaque, 10, 64)
+		if t.weak || err != nil || v == 0 || strconv.FormatUint(v, 10) != t.opaque || slices.Contains(vs, v) {
+			continue
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 // withdrawRequest is the body of POST withdraw/<id>.

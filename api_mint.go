@@ -20,23 +20,28 @@ func (c *apiCall) mint(raw string) error {
 	if err != nil {
 		return c.fail(refuse(http.StatusBadRequest, "%v", err))
 	}
-	shoulder := "ark:" + naan + "/" + sh
+	shoulder := "ark:" + naan // a bare NAAN, ark:12345/, is not an ARK
+	if sh != "" {
+		shoulder += "/" + sh
+	}
 	n := 1
 	if q := c.r.URL.Query().Get("n"); q != "" {
 		if n, err = strconv.Atoi(q); err != nil || n < 1 || n > MintMax {
 			return c.fail(refuse(http.StatusBadRequest, "n=%s: %v", q, ErrMintCount))
 		}
 	}
-	if !c.key.may(true, shoulder) {
+	if !c.key.mayPrefix(true, naan, sh) {
 		return c.fail(refuse(http.StatusForbidden, "key %s may not mint under %s", c.key.name, shoulder))
 	}
-	bind, err := c.mintBinding(shoulder)
+	bind, err := c.mintBinding(naan, sh, n)
 	if err != nil {
 		return c.fail(err)
 	}
-	keys, err := c.h.Mint(c.r.Context(), shoulder, n, c.key.name, bind)
+	keys, err := mintOrAbort(func() ([]string, error) { return c.h.Mint(c.r.Context(), shoulder, n, c.key.name, bind) })
 	var refusal *apiError
 	switch {
+	case errors.As(err, &refusal):
+		return c.fail(refusal)
 	case err == nil:
 		return writeJSON(c.w, http.StatusCreated, map[string]any{"ids": keys})
 	case errors.Is(err, ErrNoMinter):
@@ -54,9 +59,11 @@ func (c *apiCall) mint(raw string) error {
 }
 
 // mintBinding reads the binding of a mint-and-bind, if the request has a
-// body, and returns what builds each new name's binding. The target is
-// checked with a name in place of {id} before anything is minted.
-func (c *apiCall) mintBinding(shoulder string) (func(key string) Binding, error) {
+// body, and returns what builds each new name's binding. Before anything is
+// minted, the binding is checked with the names the request may get from
+// the minter of naan/sh: a target that is invalid with any of them (too
+// long, say, with {id} repeated) refuses the whole request, 400.
+func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) Binding, error) {
 	if c.r.ContentLength == 0 {
 		return nil, nil
 	}
@@ -69,15 +76,62 @@ func (c *apiCall) mintBinding(shoulder string) (func(key string) Binding, error)
 		req.Target = strings.ReplaceAll(target, idPlaceholder, key)
 		return c.binding(key, &req)
 	}
-	if _, err := build(shoulder + "0"); err != nil {
+	names, err := c.mintableNames(naan, sh, n)
+	if err != nil {
 		return nil, err
+	}
+	for _, key := range names {
+		if _, err := build(key); err != nil {
+			return nil, err
+		}
 	}
 	return func(key string) Binding {
 		b, err := build(key)
 		if err != nil {
-			// A minted name is letters and digits, like the one checked.
-			return Binding{Key: key}
+			// A name unlike those checked: an unbounded template that
+			// other requests made outgrow its mask meanwhile. Stop Mint
+			// before it stores the name unbound; mintOrAbort answers.
+			panic(mintAbort{refuse(http.StatusBadRequest, "%v", err)})
 		}
 		return *b
 	}, nil
+}
+
+// mintableNames returns names that stand for every name a mint of n from
+// naan/sh may give, for checking a mint-and-bind's target: those of a
+// bounded template all have the same length and kinds of character, so its
+// first and last name; those of an unbounded one grow, so the first and
+// last that the minter's counter gives now.
+func (c *apiCall) mintableNames(naan, sh string, n int) ([]string, error) {
+	m := c.h.minters.find("ark:" + naan + "/" + sh)
+	if m == nil {
+		// Mint answers that there is no minter; check the target anyway.
+		return []string{"ark:" + naan + "/" + sh + "0"}, nil
+	}
+	if m.tmpl.bounded() {
+		return []string{m.key(0), m.key(m.tmpl.size - 1)}, nil
+	}
+	next, err := c.store.Count(c.r.Context(), m.counter(), 0)
+	if err != nil {
+		return nil, storeError(m.shoulder, err)
+	}
+	return []string{m.key(next), m.key(next + uint64(n) - 1)}, nil
+}
+
+// mintAbort carries, in a panic out of Mint's bind function, the refusal
+// of a name's binding: Mint has no way to be told to stop otherwise.
+type mintAbort struct{ err *apiError }
+
+// mintOrAbort runs mint and turns a mintAbort panic into its refusal.
+func mintOrAbort(mint func() ([]string, error)) (keys []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(mintAbort)
+			if !ok {
+				panic(r)
+			}
+			keys, err = nil, a.err
+		}
+	}()
+	return mint()
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"go.uber.org/zap"
 )
 
 // withdrawnMeta is the metadata key that carries a withdrawn identifier's
@@ -16,10 +18,16 @@ const withdrawnMeta = "withdrawn"
 // export answers GET export: the store's bindings that the key may read,
 // as a table file, streamed in key order. Names minted but not bound yet
 // are left out: a table has no way to hold them.
+//
+// The status is sent with the first bytes that leave the buffer: a store
+// that fails before that is answered 503. Once the answer has started, a
+// failure aborts it (http.ErrAbortHandler), so that the client sees a
+// failed transfer, never a table that ends early with 200.
 func (c *apiCall) export() error {
 	c.w.Header().Set("Content-Type", "application/json")
 	c.w.Header().Set("Content-Disposition", `attachment; filename="ark-export.json"`)
-	out := bufio.NewWriterSize(c.w, 64<<10)
+	sent := &headerOnWrite{w: c.w}
+	out := bufio.NewWriterSize(sent, 64<<10)
 	started := false
 	err := c.store.Each(c.r.Context(), func(b *Binding) error {
 		if b.Status == 0 || !c.key.may(false, b.Key) {
@@ -27,7 +35,6 @@ func (c *apiCall) export() error {
 		}
 		sep := ",\n"
 		if !started {
-			c.w.WriteHeader(http.StatusOK)
 			sep = "{\"entries\": [\n"
 			started = true
 		}
@@ -39,18 +46,37 @@ func (c *apiCall) export() error {
 		_, err = out.Write(data)
 		return err
 	})
-	if err != nil && !started {
+	if err != nil && !sent.sent {
+		c.w.Header().Del("Content-Disposition")
 		return c.fail(storeError("", err))
 	}
 	if err != nil {
-		return err // the answer has started: cut it short, so it does not load
+		c.h.logger.Error("export cut short", zap.Error(err))
+		panic(http.ErrAbortHandler)
 	}
 	if !started {
-		c.w.WriteHeader(http.StatusOK)
 		_, _ = out.WriteString("{\"entries\": [")
 	}
 	_, _ = out.WriteString("\n]}\n")
-	return out.Flush()
+	if err := out.Flush(); err != nil {
+		panic(http.ErrAbortHandler) // the client is gone, or the answer unfinished
+	}
+	return nil
+}
+
+// headerOnWrite writes to w, sending the status 200 before its first
+// bytes.
+type headerOnWrite struct {
+	w    http.ResponseWriter
+	sent bool
+}
+
+func (h *headerOnWrite) Write(p []byte) (int, error) {
+	if !h.sent {
+		h.sent = true
+		h.w.WriteHeader(http.StatusOK)
+	}
+	return h.w.Write(p)
 }
 
 // exportEntry is b as a table entry.

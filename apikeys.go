@@ -115,6 +115,20 @@ func (k *apiKey) may(write bool, key string) bool {
 	return false
 }
 
+// mayPrefix reports whether the key may read (write false) or write every
+// ARK under NAAN naan whose Name starts with shoulder, normalized as
+// parsePrefix gives them; shoulder "" is the whole NAAN. covers cannot say
+// it of a bare NAAN, "ark:12345/", which is not an ARK.
+func (k *apiKey) mayPrefix(write bool, naan, shoulder string) bool {
+	for i := range k.scopes {
+		sc := &k.scopes[i]
+		if (sc.write || !write) && (sc.all || (sc.urn == "" && sc.naan == naan && strings.HasPrefix(shoulder, sc.name))) {
+			return true
+		}
+	}
+	return false
+}
+
 // readKeyFile reads a key file: one key a line, "<name> <sha256-hex>
 // <scope>...", blank lines and lines starting with "#" skipped.
 func readKeyFile(name string) ([]APIKey, error) {

@@ -40,7 +40,8 @@ func newAPIClient(base, key string, client *http.Client) (*apiClient, error) {
 }
 
 // call sends one request; out, if not nil, receives the JSON answer of a
-// success. A refusal is returned as an error with its status and reason.
+// success: decoded into it, copied to it (an io.Writer), or read by it (a
+// func(io.Reader) error). A refusal is returned as an error with its status and reason.
 func (c *apiClient) call(ctx context.Context, method, path string, body any, out any) error {
 	var in io.Reader
 	if body != nil {
@@ -70,6 +71,9 @@ func (c *apiClient) call(ctx context.Context, method, path string, body any, out
 			refusal.Error = strings.TrimSpace(string(data))
 		}
 		return fmt.Errorf("%s: %s", resp.Status, terminalSafe(refusal.Error))
+	}
+	if read, ok := out.(func(io.Reader) error); ok {
+		return read(resp.Body)
 	}
 	if w, ok := out.(io.Writer); ok {
 		_, err = io.Copy(w, resp.Body)
@@ -125,9 +129,51 @@ func (c *apiClient) withdrawID(ctx context.Context, id, reason string, w io.Writ
 	return nil
 }
 
-// exportTable writes the store as a table file to w.
+// exportTable writes the store as a table file to w, as it arrives. An
+// answer cut short (the server aborts it when its store fails midway) or
+// that is not one whole JSON value is an error: what was written to w is
+// then not a table.
 func (c *apiClient) exportTable(ctx context.Context, w io.Writer) error {
-	return c.call(ctx, http.MethodGet, "/export", nil, w)
+	return c.call(ctx, http.MethodGet, "/export", nil, func(body io.Reader) error {
+		if err := checkJSONStream(io.TeeReader(body, w)); err != nil {
+			return fmt.Errorf("the export is incomplete, not a table: %w", err)
+		}
+		return nil
+	})
+}
+
+// checkJSONStream reads r to its end and checks that it holds one whole
+// JSON value, without holding it in memory.
+func checkJSONStream(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	depth, values := 0, 0
+	for {
+		tok, err := dec.Token()
+		switch {
+		case err == io.EOF && depth == 0 && values == 1:
+			return nil
+		case err == io.EOF, errors.Is(err, io.ErrUnexpectedEOF):
+			return errors.New("cut short")
+		case err != nil:
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				return fmt.Errorf("not one JSON value: %s at byte %d", terminalSafe(syntax.Error()), syntax.Offset)
+			}
+			return fmt.Errorf("cut short: %s", terminalSafe(err.Error()))
+		}
+		if values == 1 && depth == 0 {
+			return errors.New("not one JSON value: more follows it")
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			values++
+		}
+	}
 }
 
 // hashKey returns the SHA-256 hash of a key, as the api configuration

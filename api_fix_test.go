@@ -1,0 +1,282 @@
+package ark
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestAPIIfNoneMatchETag: If-None-Match with an entity tag (not "*")
+// on a PUT must be evaluated (RFC 9110 13.1.2): when the current ETag
+// matches, 412. It is ignored, so the conditional PUT becomes unconditional.
+func TestAPIIfNoneMatchETag(t *testing.T) {
+	s := startAPISite(t, "")
+	if got := s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/1"}`); got.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", got.status, got.body)
+	}
+	got := s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/2"}`, "If-None-Match", `"1"`)
+	if got.status != http.StatusPreconditionFailed {
+		t.Errorf("If-None-Match: \"1\" on version 1: %d %s, want 412", got.status, got.body)
+	}
+	// A list in If-Match is valid HTTP; it is refused as malformed (400).
+	got = s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/3"}`, "If-Match", `"7", "8"`)
+	if got.status != http.StatusPreconditionFailed {
+		t.Errorf("If-Match: \"7\", \"8\" with neither current: %d %s, want 412", got.status, got.body)
+	}
+	// A weak tag never matches If-Match (strong comparison).
+	got = s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/4"}`, "If-Match", `W/"1"`)
+	if got.status != http.StatusPreconditionFailed {
+		t.Errorf("If-Match: W/\"1\" on version 1: %d %s, want 412", got.status, got.body)
+	}
+	// If-None-Match compares weakly, and looks through the whole list.
+	got = s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/5"}`, "If-None-Match", `"9", W/"1"`)
+	if got.status != http.StatusPreconditionFailed {
+		t.Errorf("If-None-Match: \"9\", W/\"1\" on version 1: %d %s, want 412", got.status, got.body)
+	}
+	if r := s.lookup("ark:12345/x5inm"); r.Binding.Version != 1 || r.Binding.Target != "https://repo.example.org/1" {
+		t.Fatalf("changed by refused conditional PUTs: %+v", r.Binding)
+	}
+	// A list that holds the current ETag matches; one that does not, for
+	// If-None-Match, lets the change through.
+	got = s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/6"}`, "If-Match", `"7", "1"`)
+	if got.status != http.StatusOK || got.header.Get("ETag") != `"2"` {
+		t.Errorf("If-Match: \"7\", \"1\" on version 1: %d %s", got.status, got.body)
+	}
+	got = s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/7"}`, "If-None-Match", `"1", "3"`)
+	if got.status != http.StatusOK || got.header.Get("ETag") != `"3"` {
+		t.Errorf("If-None-Match: \"1\", \"3\" on version 2: %d %s", got.status, got.body)
+	}
+	got = s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/8"}`, "If-Match", `3`)
+	if got.status != http.StatusBadRequest {
+		t.Errorf("If-Match: 3 (no quotes): %d %s, want 400", got.status, got.body)
+	}
+	// If-None-Match with a tag on an identifier not bound creates it.
+	got = s.call("PUT", "/id/ark:12345/x5inm2", "editor", `{"target": "https://repo.example.org/9"}`, "If-None-Match", `"1"`)
+	if got.status != http.StatusCreated {
+		t.Errorf("If-None-Match: \"1\" on an unbound id: %d %s", got.status, got.body)
+	}
+	// Withdrawal takes the same preconditions.
+	got = s.call("POST", "/withdraw/ark:12345/x5inm", "editor", `{"reason": "gone"}`, "If-None-Match", `"3"`)
+	if got.status != http.StatusPreconditionFailed {
+		t.Errorf("withdraw under If-None-Match: \"3\" on version 3: %d %s, want 412", got.status, got.body)
+	}
+	got = s.call("POST", "/withdraw/ark:12345/x5inm", "editor", `{"reason": "gone"}`, "If-Match", `"2", "3"`)
+	if got.status != http.StatusOK {
+		t.Errorf("withdraw under If-Match: \"2\", \"3\" on version 3: %d %s", got.status, got.body)
+	}
+}
+
+// TestAPIMintBindTooLongTarget: mint-and-bind checked the target with
+// shoulder+"0" in place of {id}, but the real names are longer; a target
+// that fit for the check but not for the real name was minted as a bare
+// reservation, with 201 as if bound. It is refused, with nothing stored.
+func TestAPIMintBindTooLongTarget(t *testing.T) {
+	s := startAPISite(t, "minter ark:12345/x5 .reeddeedk\n\t\tminter ark:12345/x6 .zd")
+	base := "https://repo.example.org/"
+	n := (maxTargetBytes - len(base)) / len("ark:12345/x50")
+	target := base + strings.Repeat("{id}", n)
+	got := s.call("POST", "/mint/ark:12345/x5?n=3", "editor", `{"target": "`+target+`"}`)
+	if got.status != http.StatusBadRequest || !strings.Contains(got.body, "longer than") {
+		t.Errorf("mint-and-bind with a target too long for the real names: %d %.300s, want 400", got.status, got.body)
+	}
+	if keys := storedKeys(t, s); len(keys) != 0 {
+		t.Errorf("stored by a refused mint-and-bind: %v", keys)
+	}
+
+	// An unbounded template's names grow: x60 to x69 fit a target sized
+	// for three-character names, x610 does not.
+	target = "/" + strings.Repeat("{id}", (maxTargetBytes-1)/len("ark:12345/x60"))
+	got = s.call("POST", "/mint/ark:12345/x6?n=10", "editor", `{"target": "`+target+`"}`)
+	ids := minted(t, got)
+	if got.status != http.StatusCreated || len(ids) != 10 {
+		t.Fatalf("mint-and-bind of x60 to x69: %d %.300s", got.status, got.body)
+	}
+	for _, id := range ids {
+		if r := s.lookup(id); r == nil || r.Binding.Status == 0 || !strings.HasPrefix(r.Binding.Target, "/"+id+id) {
+			t.Errorf("%s: not bound: %+v", id, r)
+		}
+	}
+	got = s.call("POST", "/mint/ark:12345/x6?n=2", "editor", `{"target": "`+target+`"}`)
+	if got.status != http.StatusBadRequest || strings.Contains(got.body, "ids") {
+		t.Errorf("mint-and-bind of x610 with a target that only fits shorter names: %d %.300s, want 400", got.status, got.body)
+	}
+	if keys := storedKeys(t, s); len(keys) != 10 {
+		t.Errorf("stored: %v, want the 10 names bound", keys)
+	}
+	// The refusal wrote nothing, not even the minter's counter.
+	if got := s.call("POST", "/mint/ark:12345/x6", "editor", ""); got.status != http.StatusCreated || !strings.Contains(got.body, `"ark:12345/x610"`) {
+		t.Errorf("mint after the refusal: %d %s, want ark:12345/x610", got.status, got.body)
+	}
+}
+
+// storedKeys returns the keys of every binding in the store file of s,
+// bound, withdrawn or only minted.
+func storedKeys(t *testing.T, s *apiSite) []string {
+	t.Helper()
+	v, _, err := boltFiles.LoadOrNew(s.db, func() (caddy.Destructor, error) { return openBolt(s.db) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer boltFiles.Delete(s.db)
+	var keys []string
+	if err := v.(*boltDB).db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBindings).ForEach(func(k, _ []byte) error {
+			keys = append(keys, string(k))
+			return nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// damageBinding writes a binding that does not decode into the store file
+// of s, through the process's shared handle.
+func damageBinding(t *testing.T, s *apiSite, key string) {
+	t.Helper()
+	v, _, err := boltFiles.LoadOrNew(s.db, func() (caddy.Destructor, error) { return openBolt(s.db) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer boltFiles.Delete(s.db)
+	if err := v.(*boltDB).db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBindings).Put([]byte(key), []byte("{not json"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAPIExportStoreFailure: when the store fails while the export is
+// under way, the answer was still 200 (and the CLI wrote the truncated
+// file and succeeded). Before anything is sent it is 503; after, the
+// transfer fails.
+func TestAPIExportStoreFailure(t *testing.T) {
+	s := startAPISite(t, "")
+	if got := s.call("PUT", "/id/ark:12345/x5a", "editor", `{"target": "https://repo.example.org/a"}`); got.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", got.status, got.body)
+	}
+	damageBinding(t, s, "ark:12345/x5b")
+	got := s.call("GET", "/export", "editor", "")
+	var v any
+	if jerr := json.Unmarshal([]byte(got.body), &v); got.status != http.StatusServiceUnavailable || jerr != nil || got.header.Get("Content-Disposition") != "" {
+		t.Errorf("export over a damaged store: %d, JSON error %v, body %q; want 503", got.status, jerr, got.body)
+	}
+
+	// A whole batch of the store's Each, more than the answer's buffer,
+	// before the damaged binding: the status has been sent when the store
+	// fails, and the transfer must fail.
+	var entries []map[string]string
+	for i := range eachBatchCount {
+		id := fmt.Sprintf("ark:12345/x5a%04d", i)
+		entries = append(entries, map[string]string{"id": id, "target": "https://repo.example.org/" + id + "/" + strings.Repeat("p", 100)})
+	}
+	body, _ := json.Marshal(map[string]any{"entries": entries})
+	if got := s.call("POST", "/import", "editor", string(body)); got.status != http.StatusOK {
+		t.Fatalf("import: %d %.200s", got.status, got.body)
+	}
+	req, _ := http.NewRequest("GET", s.base+"/api/ark/export", nil)
+	req.Header.Set("Authorization", "Bearer editor-secret")
+	resp, err := client.Do(req)
+	if err == nil {
+		data, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if rerr == nil {
+			t.Errorf("export cut short by the store: a complete transfer, %d, %d bytes", resp.StatusCode, len(data))
+		}
+	}
+
+	// The command says so, and fails.
+	t.Setenv(apiKeyEnv, "editor-secret")
+	out, errOut, status := runCaddy(t, "", "ark", "export", "--api", s.base+"/api/ark")
+	t.Logf("caddy ark export --api, cut short: %d %q", status, errOut)
+	if status != 1 || !strings.Contains(errOut, "export") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("caddy ark export --api, cut short: %d, stderr %q, %d bytes out", status, errOut, len(out))
+	}
+}
+
+// TestAPIExportClientIncomplete: caddy ark export --api fails, with one
+// line, when the answer is not one complete JSON value.
+func TestAPIExportClientIncomplete(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"entries": [` + "\n", "cut short"},
+		{`{"entries": [{"id": "ark:12345/x5a"`, "cut short"},
+		{`{"entries": []} {"entries": []}`, "not one JSON"},
+		{`{"entries": [}`, "not one JSON"},
+		{"", "cut short"},
+		{`{"entries": []}` + "\n", ""},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, c.body)
+		}))
+		api, err := newAPIClient(srv.URL, "k", srv.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		err = api.exportTable(context.Background(), &out)
+		srv.Close()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.body, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%q: %v, want an error saying %q", c.body, err, c.want)
+		case out.String() != c.body && c.want == "":
+			t.Errorf("%q: wrote %q", c.body, out.String())
+		}
+	}
+}
+
+// TestAPIMintBareNAAN: a minter on a bare NAAN (which the
+// configuration accepts) cannot be used by a key scoped to that NAAN:
+// covers() parses "ark:12345/", which is not an ARK, so the scope check
+// fails and only a "*" key may mint there.
+func TestAPIMintBareNAAN(t *testing.T) {
+	s := startAPISite(t, `minter ark:12345 .sddd`)
+	got := s.call("POST", "/mint/ark:12345", "editor", "")
+	if got.status != http.StatusCreated {
+		t.Fatalf("write:ark:12345 minting from the NAAN's minter: %d %s", got.status, got.body)
+	}
+	if ids := minted(t, got); len(ids) != 1 || ids[0] != "ark:12345/000" {
+		t.Errorf("minted %v, want ark:12345/000", ids)
+	}
+	got = s.call("POST", "/mint/ark:/12345", "editor", `{"target": "https://repo.example.org/{id}"}`)
+	if ids := minted(t, got); got.status != http.StatusCreated || len(ids) != 1 || s.lookup(ids[0]).Binding.Target != "https://repo.example.org/"+ids[0] {
+		t.Errorf("mint-and-bind from the NAAN's minter: %d %s", got.status, got.body)
+	}
+	for _, key := range []string{"x5", "reader"} {
+		if got := s.call("POST", "/mint/ark:12345", key, ""); got.status != http.StatusForbidden {
+			t.Errorf("%s minting from the NAAN's minter: %d %s, want 403", key, got.status, got.body)
+		}
+	}
+}
+
+// TestAPIMintOrAbort: a name's binding refused inside Mint stops it, and
+// its refusal is what the request answers; any other panic goes on.
+func TestAPIMintOrAbort(t *testing.T) {
+	keys, err := mintOrAbort(func() ([]string, error) {
+		panic(mintAbort{refuse(http.StatusBadRequest, "too long")})
+	})
+	var ae *apiError
+	if keys != nil || !errors.As(err, &ae) || ae.status != http.StatusBadRequest {
+		t.Errorf("mintAbort: %v %v", keys, err)
+	}
+	if keys, err := mintOrAbort(func() ([]string, error) { return []string{"a"}, nil }); len(keys) != 1 || err != nil {
+		t.Errorf("no panic: %v %v", keys, err)
+	}
+	defer func() {
+		if r := recover(); r != "other" {
+			t.Errorf("another panic: %v", r)
+		}
+	}()
+	_, _ = mintOrAbort(func() ([]string, error) { panic("other") })
+}
