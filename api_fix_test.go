@@ -3,7 +3,6 @@ package ark
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -258,25 +257,4 @@ func TestAPIMintBareNAAN(t *testing.T) {
 			t.Errorf("%s minting from the NAAN's minter: %d %s, want 403", key, got.status, got.body)
 		}
 	}
-}
-
-// TestAPIMintOrAbort: a name's binding refused inside Mint stops it, and
-// its refusal is what the request answers; any other panic goes on.
-func TestAPIMintOrAbort(t *testing.T) {
-	keys, err := mintOrAbort(func() ([]string, error) {
-		panic(mintAbort{refuse(http.StatusBadRequest, "too long")})
-	})
-	var ae *apiError
-	if keys != nil || !errors.As(err, &ae) || ae.status != http.StatusBadRequest {
-		t.Errorf("mintAbort: %v %v", keys, err)
-	}
-	if keys, err := mintOrAbort(func() ([]string, error) { return []string{"a"}, nil }); len(keys) != 1 || err != nil {
-		t.Errorf("no panic: %v %v", keys, err)
-	}
-	defer func() {
-		if r := recover(); r != "other" {
-			t.Errorf("another panic: %v", r)
-		}
-	}()
-	_, _ = mintOrAbort(func() ([]string, error) { panic("other") })
 }

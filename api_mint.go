@@ -37,7 +37,7 @@ func (c *apiCall) mint(raw string) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	keys, err := mintOrAbort(func() ([]string, error) { return c.h.Mint(c.r.Context(), shoulder, n, c.key.name, bind) })
+	keys, err := c.h.Mint(c.r.Context(), shoulder, n, c.key.name, bind)
 	var refusal *apiError
 	switch {
 	case errors.As(err, &refusal):
@@ -63,7 +63,7 @@ func (c *apiCall) mint(raw string) error {
 // minted, the binding is checked with the names the request may get from
 // the minter of naan/sh: a target that is invalid with any of them (too
 // long, say, with {id} repeated) refuses the whole request, 400.
-func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) Binding, error) {
+func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (Binding, error), error) {
 	if c.r.ContentLength == 0 {
 		return nil, nil
 	}
@@ -85,15 +85,15 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) Binding,
 			return nil, err
 		}
 	}
-	return func(key string) Binding {
+	return func(key string) (Binding, error) {
 		b, err := build(key)
 		if err != nil {
 			// A name unlike those checked: an unbounded template that
-			// other requests made outgrow its mask meanwhile. Stop Mint
-			// before it stores the name unbound; mintOrAbort answers.
-			panic(mintAbort{refuse(http.StatusBadRequest, "%v", err)})
+			// other requests made outgrow its mask meanwhile. Mint stops
+			// before it stores the name unbound.
+			return Binding{}, refuse(http.StatusBadRequest, "%v", err)
 		}
-		return *b
+		return *b, nil
 	}, nil
 }
 
@@ -116,22 +116,4 @@ func (c *apiCall) mintableNames(naan, sh string, n int) ([]string, error) {
 		return nil, storeError(m.shoulder, err)
 	}
 	return []string{m.key(next), m.key(next + uint64(n) - 1)}, nil
-}
-
-// mintAbort carries, in a panic out of Mint's bind function, the refusal
-// of a name's binding: Mint has no way to be told to stop otherwise.
-type mintAbort struct{ err *apiError }
-
-// mintOrAbort runs mint and turns a mintAbort panic into its refusal.
-func mintOrAbort(mint func() ([]string, error)) (keys []string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			a, ok := r.(mintAbort)
-			if !ok {
-				panic(r)
-			}
-			keys, err = nil, a.err
-		}
-	}()
-	return mint()
 }

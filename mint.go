@@ -150,11 +150,13 @@ func (h *Handler) unmarshalMinter(d *caddyfile.Dispenser) error {
 // in the store (minted, bound or withdrawn) nor assigned by a table, and
 // it is stored before Mint returns. With bind, each name is stored with
 // the binding bind builds for it (its Key is set by Mint); without, it is
-// reserved with no target. by names the API key, for the history.
+// reserved with no target. When bind refuses a name, Mint stops before
+// storing it, or any other name of its batch, and returns bind's error.
+// by names the API key, for the history.
 //
 // When the template's names run out Mint fails with ErrSpaceExhausted;
 // names it stored before that are returned with the error.
-func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) Binding) ([]string, error) {
+func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (Binding, error)) ([]string, error) {
 	if n < 1 || n > MintMax {
 		return nil, ErrMintCount
 	}
@@ -188,7 +190,7 @@ type minting struct {
 	store Store
 	table entryTable
 	by    string
-	bind  func(key string) Binding
+	bind  func(key string) (Binding, error)
 }
 
 // sequential mints n names in order, skipping those taken.
@@ -279,7 +281,10 @@ func (mc *minting) reserve(ctx context.Context, keys []string) ([]string, error)
 		}
 		b := Binding{}
 		if mc.bind != nil {
-			b = mc.bind(k)
+			var err error
+			if b, err = mc.bind(k); err != nil {
+				return nil, err
+			}
 		}
 		b.Key = k
 		bs = append(bs, b)

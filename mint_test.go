@@ -50,8 +50,8 @@ func TestMintSequential(t *testing.T) {
 	if _, err := h.Store().Apply(ctx, Write{Binding: Binding{Key: "ark:12345/q06", Target: "https://example.org/6", Status: 302}, By: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	bound := func(key string) Binding {
-		return Binding{Target: "https://example.org/objects/" + strings.TrimPrefix(key, "ark:12345/"), Status: 302}
+	bound := func(key string) (Binding, error) {
+		return Binding{Target: "https://example.org/objects/" + strings.TrimPrefix(key, "ark:12345/"), Status: 302}, nil
 	}
 	keys, err = h.Mint(ctx, "ark:12345/q", 2, "alice", bound)
 	if err != nil || strings.Join(keys, " ") != "ark:12345/q07 ark:12345/q08" {
