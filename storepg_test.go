@@ -76,6 +76,24 @@ func (c *changes) waitFor(t *testing.T, key string) {
 	t.Fatalf("no change reported for %s", key)
 }
 
+// watching watches b for the rest of the test, and waits until the
+// database at dsn has listeners change listeners listening; it returns
+// what b is told and a connection to the database, both for the test.
+func watching(t *testing.T, b *pgBackend, dsn string, listeners int) (*changes, *pgx.Conn) {
+	t.Helper()
+	seen := new(changes)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	b.Watch(ctx, seen.changed)
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	waitListening(t, conn, listeners)
+	return seen, conn
+}
+
 // waitListening waits until n listeners of the database of conn are
 // connected and idle: they have read the history once.
 func waitListening(t *testing.T, conn *pgx.Conn, n int) {
@@ -180,16 +198,8 @@ func TestPostgresNewerSchemaRefused(t *testing.T) {
 func TestPostgresWatchOtherNode(t *testing.T) {
 	dsn := sharedPostgres(t).createDB(t)
 	a, b := newNode(t, dsn), newNode(t, dsn)
-	var seen changes
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b.Watch(ctx, seen.changed)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	waitListening(t, conn, 2)
+	seen, conn := watching(t, b, dsn, 2)
+	ctx := context.Background()
 	bind := func(key string) {
 		t.Helper()
 		if _, err := a.Apply(ctx, Write{Binding: Binding{Key: key, Target: "https://example.org/" + key, Status: 302}, By: "test"}); err != nil {

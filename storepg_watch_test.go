@@ -45,16 +45,8 @@ func (c *changes) seenWithin(key string, d time.Duration) bool {
 func TestPostgresWatchXmaxHole(t *testing.T) {
 	dsn := sharedPostgres(t).createDB(t)
 	b := newNode(t, dsn)
-	var seen changes
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b.Watch(ctx, seen.changed)
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	waitListening(t, admin, 1)
+	seen, _ := watching(t, b, dsn, 1)
+	ctx := context.Background()
 
 	c1, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -252,16 +244,8 @@ func TestPostgresListenerStalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { go b.Destruct() }) // its stalled listener may never finish
-	var seen changes
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b.Watch(ctx, seen.changed)
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	waitListening(t, admin, 2)
+	seen, _ := watching(t, b, dsn, 2)
+	ctx := context.Background()
 	p.stall()
 	if _, err := a.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/s", Target: "/s", Status: 302}, By: "t"}); err != nil {
 		t.Fatal(err)
@@ -447,16 +431,8 @@ func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 func TestPostgresWatchForgetsAHistoryThatChanged(t *testing.T) {
 	dsn := sharedPostgres(t).createDB(t)
 	a, b := newNode(t, dsn), newNode(t, dsn)
-	var seen changes
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b.Watch(ctx, seen.changed)
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	waitListening(t, admin, 2)
+	seen, admin := watching(t, b, dsn, 2)
+	ctx := context.Background()
 	if _, err := a.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/kept", Target: "/k", Status: 302}, By: "t"}); err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,17 @@ func (c *client) do(method, path string, body io.Reader) ([]byte, error) {
 	return data, err
 }
 
+// streamed returns a reader of what write writes, written as it is read.
+func streamed(write func(w *bufio.Writer)) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriter(pw)
+		write(w)
+		pw.CloseWithError(w.Flush())
+	}()
+	return pr
+}
+
 // importTable binds n identifiers, ark:12345/u0 and on, in one POST
 // import (the store's bulk load, much faster than bulk's one write a line),
 // and writes them to keys.
@@ -93,19 +104,16 @@ func (c *client) importTable(n int, keys string) error {
 		return err
 	}
 	defer out.Close()
-	pr, pw := io.Pipe()
-	go func() {
-		w := bufio.NewWriter(pw)
+	table := streamed(func(w *bufio.Writer) {
 		sep := `{"entries": [`
 		for i := range n {
 			fmt.Fprintf(w, "%s\n"+`{"id":"ark:12345/u%d","target":"https://repo.example.org/u/%d"}`, sep, i, i)
 			sep = ","
 		}
 		fmt.Fprint(w, "\n]}\n")
-		pw.CloseWithError(w.Flush())
-	}()
+	})
 	start := time.Now()
-	if _, err := c.do("POST", "/import", pr); err != nil {
+	if _, err := c.do("POST", "/import", table); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
@@ -123,16 +131,13 @@ func (c *client) fill(n int, keys string) error {
 		return err
 	}
 	defer out.Close()
-	pr, pw := io.Pipe()
-	go func() {
-		w := bufio.NewWriter(pw)
+	body := streamed(func(w *bufio.Writer) {
 		for i := range n {
 			fmt.Fprintf(w, `{"op":"bind","id":"ark:12345/b%d","target":"https://repo.example.org/b/%d"}`+"\n", i, i)
 		}
-		pw.CloseWithError(w.Flush())
-	}()
+	})
 	start := time.Now()
-	data, err := c.do("POST", "/bulk", pr)
+	data, err := c.do("POST", "/bulk", body)
 	if err != nil {
 		return err
 	}
