@@ -2,6 +2,7 @@ package ark
 
 import (
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -16,7 +17,11 @@ import (
 // one for the rest of the site.
 func TestHTTPSiteRedirectsIdentifiersTemporarily(t *testing.T) {
 	httpPort, httpsPort := freePort(t), freePort(t)
-	global := "{\n\tadmin off\n\tpersist_config off\n\tskip_install_trust\n\tlocal_certs\n\tstorage file_system " + t.TempDir() +
+	// Caddy issues the local certificate in the background: the test waits
+	// for it to be stored (its .json is written last) before it ends and
+	// its storage is removed.
+	storage := t.TempDir()
+	global := "{\n\tadmin off\n\tpersist_config off\n\tskip_install_trust\n\tlocal_certs\n\tstorage file_system " + storage +
 		"\n\thttp_port " + strconv.Itoa(httpPort) + "\n\thttps_port " + strconv.Itoa(httpsPort) +
 		"\n\tgrace_period 1s\n\tlog {\n\t\toutput discard\n\t}\n}\n"
 	cfg, err := adaptCaddyfile(global+`
@@ -41,6 +46,12 @@ http://localhost {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = caddy.Stop() })
+	t.Cleanup(func() {
+		waitFor(t, "the local certificate to be stored", func() bool {
+			_, err := os.Stat(filepath.Join(storage, "certificates", "local", "localhost", "localhost.json"))
+			return err == nil
+		})
+	})
 	for path, want := range map[string]int{
 		"/ark:12345/x":     http.StatusFound,
 		"/ARK:/12345/x?in": http.StatusFound,
