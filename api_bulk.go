@@ -76,9 +76,7 @@ func (c *apiCall) bulk() error {
 // bulkLine applies one line and returns its result.
 func (c *apiCall) bulkLine(n int, line []byte) bulkResult {
 	var l bulkLine
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
+	if err := decodeOne(line, &l); err != nil {
 		return bulkResult{Line: n, Status: http.StatusBadRequest, Error: "not a JSON object of op, id and its fields: " + err.Error()}
 	}
 	key, err := c.managedKey(l.ID, true)

@@ -258,3 +258,25 @@ func TestAPIMintBareNAAN(t *testing.T) {
 		}
 	}
 }
+
+// An id that could never be answered, because one of its segments would
+// start with "." (in any encoding), is refused by the API, and so is a
+// body with more after its JSON object, in PUT and in a bulk line.
+func TestAPIRefusesDottedIDsAndTrailingText(t *testing.T) {
+	s := startAPISite(t, "")
+	for _, id := range []string{"ark:12345/x5g/%2E%2E/%2E%2E", "ark:12345/x5g/%252e%252e", "ark:12345/x5g/%2Eenv"} {
+		if got := s.call("PUT", "/id/"+id, "editor", `{"target": "https://repo.example.org/g"}`); got.status != http.StatusBadRequest || !strings.Contains(got.body, `would start with \".\"`) {
+			t.Errorf("PUT %s: %d %s, want 400 saying a segment would start with \".\"", id, got.status, got.body)
+		}
+	}
+	s.expectUnbound("ark:12345/x5g")
+	if got := s.call("PUT", "/id/ark:12345/x5t", "editor", `{"target": "https://repo.example.org/t"} {"target": "https://evil.example/"}`); got.status != http.StatusBadRequest {
+		t.Errorf("PUT with a second JSON value: %d %s, want 400", got.status, got.body)
+	}
+	s.expectUnbound("ark:12345/x5t")
+	got := s.call("POST", "/bulk", "editor", `{"op": "bind", "id": "ark:12345/x5u", "target": "https://repo.example.org/u"} trailing`+"\n")
+	if !strings.Contains(got.body, `"status":400`) && !strings.Contains(got.body, `"status": 400`) {
+		t.Errorf("a bulk line with text after its object: %d %s, want its result 400", got.status, got.body)
+	}
+	s.expectUnbound("ark:12345/x5u")
+}

@@ -45,6 +45,10 @@ func (c *apiCall) managedKey(raw string, write bool) (string, error) {
 	if err != nil {
 		return "", refuse(http.StatusBadRequest, "%v", err)
 	}
+	if _, path, _ := strings.Cut(key, "/"); !localPathSafe("/"+path) || dottedSegment(path) {
+		// It could never be answered: the rule of segments.go refuses it.
+		return "", refuse(http.StatusBadRequest, "%s: %v", key, errDotSegment)
+	}
 	if _, ours := c.rs.ours[naan]; naan != "" && !ours {
 		return "", refuse(http.StatusBadRequest, "%s: NAAN %s is not this site's: add it with naan", key, naan)
 	}
@@ -347,10 +351,22 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	case err != nil:
 		return refuse(http.StatusBadRequest, "reading the body: %v", err)
 	}
+	if err := decodeOne(data, v); err != nil {
+		return refuse(http.StatusBadRequest, "the body is not the JSON object expected: %v", err)
+	}
+	return nil
+}
+
+// decodeOne decodes data, which must hold one JSON value and nothing after
+// it but white space, into v, refusing fields v does not have.
+func decodeOne(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return refuse(http.StatusBadRequest, "the body is not the JSON object expected: %v", err)
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more follows the JSON object")
 	}
 	return nil
 }
