@@ -102,27 +102,34 @@ func (sc *scope) covers(key string) bool {
 		return strings.HasPrefix(key, sc.urn)
 	}
 	a, err := normalize.ParseARK(key)
-	return err == nil && a.NAAN() == sc.naan && strings.HasPrefix(a.Name(), sc.name)
+	return err == nil && sc.coversARKs(a.NAAN(), a.Name())
+}
+
+// coversARKs reports whether sc covers every ARK under NAAN naan whose
+// Name starts with name (a shoulder; "" for the whole NAAN), both
+// normalized.
+func (sc *scope) coversARKs(naan, name string) bool {
+	return sc.all || sc.urn == "" && sc.naan == naan && strings.HasPrefix(name, sc.name)
 }
 
 // may reports whether the key may read (write false) or write key.
 func (k *apiKey) may(write bool, key string) bool {
-	for i := range k.scopes {
-		if sc := &k.scopes[i]; (sc.write || !write) && sc.covers(key) {
-			return true
-		}
-	}
-	return false
+	return k.anyScope(write, func(sc *scope) bool { return sc.covers(key) })
 }
 
 // mayPrefix reports whether the key may read (write false) or write every
 // ARK under NAAN naan whose Name starts with shoulder, normalized as
-// parsePrefix gives them; shoulder "" is the whole NAAN. covers cannot say
-// it of a bare NAAN, "ark:12345/", which is not an ARK.
+// parsePrefix gives them; shoulder "" is the whole NAAN, which may cannot
+// be asked about: "ark:12345/" is not an ARK.
 func (k *apiKey) mayPrefix(write bool, naan, shoulder string) bool {
+	return k.anyScope(write, func(sc *scope) bool { return sc.coversARKs(naan, shoulder) })
+}
+
+// anyScope reports whether one of the key's scopes that grants the access
+// (write, or read) satisfies ok.
+func (k *apiKey) anyScope(write bool, ok func(*scope) bool) bool {
 	for i := range k.scopes {
-		sc := &k.scopes[i]
-		if (sc.write || !write) && (sc.all || (sc.urn == "" && sc.naan == naan && strings.HasPrefix(shoulder, sc.name))) {
+		if sc := &k.scopes[i]; (sc.write || !write) && ok(sc) {
 			return true
 		}
 	}
