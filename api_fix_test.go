@@ -14,9 +14,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// TestAPIIfNoneMatchETag: If-None-Match with an entity tag (not "*")
-// on a PUT must be evaluated (RFC 9110 13.1.2): when the current ETag
-// matches, 412. It is ignored, so the conditional PUT becomes unconditional.
+// TestAPIIfNoneMatchETag: If-Match and If-None-Match are evaluated as RFC
+// 9110 13.1 has them, lists and weak tags included, for PUT and withdraw:
+// a precondition that fails is 412 and changes nothing, a malformed field
+// is 400.
 func TestAPIIfNoneMatchETag(t *testing.T) {
 	s := startAPISite(t, "")
 	if got := s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/1"}`); got.status != http.StatusCreated {
@@ -26,7 +27,7 @@ func TestAPIIfNoneMatchETag(t *testing.T) {
 	if got.status != http.StatusPreconditionFailed {
 		t.Errorf("If-None-Match: \"1\" on version 1: %d %s, want 412", got.status, got.body)
 	}
-	// A list in If-Match is valid HTTP; it is refused as malformed (400).
+	// A list in If-Match is valid HTTP: none of it current, 412.
 	got = s.call("PUT", "/id/ark:12345/x5inm", "editor", `{"target": "https://repo.example.org/3"}`, "If-Match", `"7", "8"`)
 	if got.status != http.StatusPreconditionFailed {
 		t.Errorf("If-Match: \"7\", \"8\" with neither current: %d %s, want 412", got.status, got.body)
@@ -74,10 +75,10 @@ func TestAPIIfNoneMatchETag(t *testing.T) {
 	}
 }
 
-// TestAPIMintBindTooLongTarget: mint-and-bind checked the target with
-// shoulder+"0" in place of {id}, but the real names are longer; a target
-// that fit for the check but not for the real name was minted as a bare
-// reservation, with 201 as if bound. It is refused, with nothing stored.
+// TestAPIMintBindTooLongTarget: a mint-and-bind whose target is invalid
+// with the real names (too long once {id} is replaced) is refused, 400,
+// with nothing stored, not even the minter's counter: never names minted
+// unbound behind a 201.
 func TestAPIMintBindTooLongTarget(t *testing.T) {
 	s := startAPISite(t, "minter ark:12345/x5 .reeddeedk\n\t\tminter ark:12345/x6 .zd")
 	base := "https://repo.example.org/"
@@ -154,10 +155,9 @@ func damageBinding(t *testing.T, s *apiSite, key string) {
 	}
 }
 
-// TestAPIExportStoreFailure: when the store fails while the export is
-// under way, the answer was still 200 (and the CLI wrote the truncated
-// file and succeeded). Before anything is sent it is 503; after, the
-// transfer fails.
+// TestAPIExportStoreFailure: an export whose store fails is never a
+// complete 200: before anything is sent it is 503; after, the transfer
+// fails, and `caddy ark export --api` exits 1 with one line.
 func TestAPIExportStoreFailure(t *testing.T) {
 	s := startAPISite(t, "")
 	if got := s.call("PUT", "/id/ark:12345/x5a", "editor", `{"target": "https://repo.example.org/a"}`); got.status != http.StatusCreated {
@@ -235,10 +235,9 @@ func TestAPIExportClientIncomplete(t *testing.T) {
 	}
 }
 
-// TestAPIMintBareNAAN: a minter on a bare NAAN (which the
-// configuration accepts) cannot be used by a key scoped to that NAAN:
-// covers() parses "ark:12345/", which is not an ARK, so the scope check
-// fails and only a "*" key may mint there.
+// TestAPIMintBareNAAN: a key scoped to a NAAN may mint, and mint-and-bind,
+// from a minter on the bare NAAN; keys scoped to a shoulder of it, or
+// that may only read, may not.
 func TestAPIMintBareNAAN(t *testing.T) {
 	s := startAPISite(t, `minter ark:12345 .sddd`)
 	got := s.call("POST", "/mint/ark:12345", "editor", "")

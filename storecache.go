@@ -34,14 +34,9 @@ func newStoreCache(size int) (*storeCache, error) {
 
 // get returns the cached answers for keys, and false if one is missing.
 func (sc *storeCache) get(keys []string) ([]*assignment, bool) {
-	sc.mu.RLock()
-	defer sc.mu.RUnlock()
-	if sc.closed {
-		return nil, false
-	}
 	out := make([]*assignment, len(keys))
 	for i, k := range keys {
-		a, ok := sc.c.Get(k)
+		a, ok := sc.getOne(k)
 		if !ok {
 			return nil, false
 		}

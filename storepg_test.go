@@ -59,21 +59,26 @@ func (c *changes) changed(keys []string) {
 	c.keys = append(c.keys, keys...)
 }
 
-// waitFor polls until c has seen key (or was told to forget everything
-// after since), failing after a generous deadline.
-func (c *changes) waitFor(t *testing.T, key string) {
+// waitFor polls until c has seen key, or was told to forget everything
+// after waitFor began, failing after a generous deadline. It returns how
+// long that took.
+func (c *changes) waitFor(t *testing.T, key string) time.Duration {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	start := time.Now()
+	c.mu.Lock()
+	forgot := c.all
+	c.mu.Unlock()
+	for time.Since(start) < 20*time.Second {
 		c.mu.Lock()
-		seen := slices.Contains(c.keys, key)
+		seen := slices.Contains(c.keys, key) || c.all > forgot
 		c.mu.Unlock()
 		if seen {
-			return
+			return time.Since(start)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("no change reported for %s", key)
+	return 0
 }
 
 // watching watches b for the rest of the test, and waits until the
