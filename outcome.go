@@ -15,7 +15,7 @@ const (
 	outcomeForeign                    // 302 to the global resolver
 	outcomeMetadata                   // the identifier's metadata (?info)
 	outcomeMissing                    // resolved in place, but nothing was there (404, or no handler answered)
-	outcomeUnavailable                // 503: the store could not be read
+	outcomeUnavailable                // 503: the store or a damaged table could not be read
 
 	numOutcomes = iota // how many outcomes there are
 )
