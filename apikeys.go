@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
@@ -139,7 +140,7 @@ func (k *apiKey) anyScope(write bool, ok func(*scope) bool) bool {
 // readKeyFile reads a key file: one key a line, "<name> <sha256-hex>
 // <scope>...", blank lines and lines starting with "#" skipped.
 func readKeyFile(name string) ([]APIKey, error) {
-	f, err := openRegular(name)
+	f, err := osfile.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}

@@ -79,6 +79,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 )
@@ -191,7 +192,7 @@ func (t *compiledTable) sourceOf(key string) (string, bool) {
 // isCompiledTable reports whether the file at path starts with the magic
 // of a compiled table.
 func isCompiledTable(path string) (bool, error) {
-	f, err := openRegular(path)
+	f, err := osfile.OpenRegular(path)
 	if err != nil {
 		return false, err
 	}
@@ -205,7 +206,7 @@ func isCompiledTable(path string) (bool, error) {
 // and structure; with verify, it also checks the whole file's checksum,
 // which reads every page.
 func openCompiledTable(path string, verify bool) (*compiledTable, error) {
-	f, err := openRegular(path)
+	f, err := osfile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"hash/crc32"
 	"io"
 	"maps"
@@ -101,7 +102,7 @@ func removeTemp(f *os.File) {
 func (c *compiler) readAll() error {
 	for _, path := range c.paths {
 		c.starts = append(c.starts, len(c.ents))
-		f, err := openRegular(path)
+		f, err := osfile.OpenRegular(path)
 		if err != nil {
 			return err
 		}
@@ -296,7 +297,7 @@ var errFound = errors.New("found")
 // readEntryAt reads entry n of the table file at path, and the line where
 // it ends.
 func readEntryAt(path string, n int) (*Entry, int, error) {
-	f, err := openRegular(path)
+	f, err := osfile.OpenRegular(path)
 	if err != nil {
 		return nil, 0, err
 	}

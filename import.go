@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
@@ -201,7 +202,7 @@ func skipBOM(r io.Reader) io.Reader {
 func openImport(path, format string, stdin io.Reader) (br *bufio.Reader, name, detected string, closeInput func(), err error) {
 	in, name, closeInput := stdin, "stdin", func() {}
 	if path != "-" {
-		f, err := openRegular(path)
+		f, err := osfile.OpenRegular(path)
 		if err != nil {
 			return nil, "", "", nil, err
 		}

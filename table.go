@@ -3,6 +3,7 @@ package ark
 import (
 	"errors"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"hash/maphash"
 	"maps"
 	"os"
@@ -243,7 +244,7 @@ func difference(a, b *assignment) string {
 // loadFile streams the table file at path into b. Errors name the file,
 // the line and the entry.
 func (b *tableBuilder) loadFile(path string) error {
-	f, err := openRegular(path)
+	f, err := osfile.OpenRegular(path)
 	if err != nil {
 		return err
 	}

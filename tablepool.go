@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 )
@@ -63,7 +64,7 @@ func statFiles(paths []string) []fileStamp {
 			stamps[i].err = err.Error()
 			continue
 		}
-		dev, ino := fileID(fi)
+		dev, ino := osfile.ID(fi)
 		stamps[i] = fileStamp{size: fi.Size(), modTime: fi.ModTime().UnixNano(), dev: dev, ino: ino}
 	}
 	return stamps

@@ -1,4 +1,4 @@
-package ark
+package osfile
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"syscall"
 )
 
-// openRegular opens the table file at path for reading, refusing at once
+// OpenRegular opens the table file at path for reading, refusing at once
 // anything that is not a regular file: opening a FIFO would wait for a
 // writer, and reading a device or a socket may never end. It opens without
 // blocking, then checks what it opened.
-func openRegular(path string) (*os.File, error) {
+func OpenRegular(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -22,13 +22,13 @@ func openRegular(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file (%s): a table must be a regular file", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s: not a regular file (%s): a table must be a regular file", path, Kind(fi.Mode()))
 	}
 	return f, nil
 }
 
-// fileKind names the kind of a file that is not regular.
-func fileKind(m os.FileMode) string {
+// Kind names the kind of a file that is not regular.
+func Kind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
