@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"io"
 	"net/http"
 	"slices"
@@ -45,9 +46,9 @@ func (c *apiCall) managedKey(raw string, write bool) (string, error) {
 	if err != nil {
 		return "", refuse(http.StatusBadRequest, "%v", err)
 	}
-	if _, path, _ := strings.Cut(key, "/"); dottedSegment(path) {
+	if _, path, _ := strings.Cut(key, "/"); urlpath.DottedSegment(path) {
 		// It could never be answered: the rule of segments.go refuses it.
-		return "", refuse(http.StatusBadRequest, "%s: %v", key, errDotSegment)
+		return "", refuse(http.StatusBadRequest, "%s: %v", key, urlpath.ErrDotSegment)
 	}
 	if _, ours := c.rs.ours[naan]; naan != "" && !ours {
 		return "", refuse(http.StatusBadRequest, "%s: NAAN %s is not this site's: add it with naan", key, naan)

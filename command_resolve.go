@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
@@ -123,7 +124,7 @@ func embeddedARK(resolver string, a normalize.ARK) (*url.URL, error) {
 // appear raw in a URI query (non-ASCII, spaces, controls and the like):
 // normalization leaves the query untouched, so it may hold any of them.
 func escapeQuery(q string) string {
-	return percentEncode(q, func(c rune) bool {
+	return urlpath.PercentEncode(q, func(c rune) bool {
 		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 			strings.ContainsRune("-._~!$&'()*+,;=:@/?%", c))
 	})

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
@@ -77,7 +78,7 @@ func (e *Entry) compile() (key, naan string, a assignment, err error) {
 			return "", "", a, errors.New("meta: empty key")
 		}
 	}
-	a = assignment{target: withRootPath(e.Target), status: status, passthrough: e.Passthrough == nil || *e.Passthrough, meta: e.Meta}
+	a = assignment{target: urlpath.WithRootPath(e.Target), status: status, passthrough: e.Passthrough == nil || *e.Passthrough, meta: e.Meta}
 	return key, naan, a, nil
 }
 

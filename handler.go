@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -138,10 +139,10 @@ func requestCore(r *http.Request) (string, bool) {
 // raw in a URI (controls, space, non-ASCII, and "<>\"\\^`{|}"), leaving
 // every percent-encoding as it was.
 func escapeRaw(p string) string {
-	if !strings.ContainsFunc(p, unsafeInQuery) {
+	if !strings.ContainsFunc(p, urlpath.UnsafeInQuery) {
 		return p
 	}
-	return percentEncode(p, unsafeInQuery)
+	return urlpath.PercentEncode(p, urlpath.UnsafeInQuery)
 }
 
 // passedQuery returns the query that the target receives: the request's
@@ -154,16 +155,16 @@ func passedQuery(r *http.Request, core string, res *resolution) (string, error) 
 		return "", nil
 	}
 	if res.outcome == outcomeForeign {
-		return "?" + safeQuery(raw), nil
+		return "?" + urlpath.SafeQuery(raw), nil
 	}
 	if !res.isARK {
 		u, err := normalize.ParseURN(core + "?" + raw)
 		if err != nil {
 			return "", err
 		}
-		return safeQuery(u.QComponent()), nil
+		return urlpath.SafeQuery(u.QComponent()), nil
 	}
-	return safeQuery(raw), nil
+	return urlpath.SafeQuery(raw), nil
 }
 
 // buildTarget returns the target of res with query added, expanding a
@@ -175,16 +176,16 @@ func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, 
 	}
 	t := res.tmpl
 	if t == nil {
-		return joinTarget(res.target, "", query), nil
+		return urlpath.JoinTarget(res.target, "", query), nil
 	}
 	target, err := t.expand(repl, res.suffix)
 	if err != nil {
 		return "", err
 	}
-	if t.local && !localPathSafe(target) {
-		return "", errDotSegment
+	if t.local && !urlpath.LocalPathSafe(target) {
+		return "", urlpath.ErrDotSegment
 	}
-	return joinTarget(target, "", query), nil
+	return urlpath.JoinTarget(target, "", query), nil
 }
 
 // rewrite points the request at served, a local target, for the next

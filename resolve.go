@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
@@ -124,7 +125,7 @@ func (rs *resolver) computeARK(ctx context.Context, a normalize.ARK) *resolution
 				res.shoulder = t.shoulder
 			}
 			res.suffix = a.Qualifier()
-			if !localPathSafe("/" + a.Name() + res.suffix) {
+			if !urlpath.LocalPathSafe("/" + a.Name() + res.suffix) {
 				return unsafeQualifier(res.key)
 			}
 			if !t.suffixed {
@@ -190,7 +191,7 @@ func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolu
 			return refused
 		}
 	}
-	res.target = joinTarget(e.target, suffix, "")
+	res.target = urlpath.JoinTarget(e.target, suffix, "")
 	if res.outcome == outcomeInPlace {
 		res.local = localURL(res.target)
 	}
@@ -219,10 +220,10 @@ func (res *resolution) checkSuffix(target, suffix string) *resolution {
 	if refused := res.variantAfterSlash(base, suffix); refused != nil {
 		return refused
 	}
-	var b builtTarget
-	b.add(base, false)
-	b.add(suffix, true)
-	if err := b.check(); err != nil || !localPathSafe(suffix) {
+	var b urlpath.Built
+	b.Add(base, false)
+	b.Add(suffix, true)
+	if err := b.Check(); err != nil || !urlpath.LocalPathSafe(suffix) {
 		return unsafeQualifier(res.key)
 	}
 	return nil
@@ -252,7 +253,7 @@ func (res *resolution) variantAfterSlash(path, suffix string) *resolution {
 // unsafeQualifier refuses an ARK whose qualifier would make a segment
 // that the rule of segments.go forbids.
 func unsafeQualifier(key string) *resolution {
-	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest, reason: key + ": " + errDotSegment.Error()}
+	return &resolution{outcome: outcomeInvalid, status: http.StatusBadRequest, reason: key + ": " + urlpath.ErrDotSegment.Error()}
 }
 
 func (res *resolution) notFound() *resolution {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
@@ -124,7 +125,7 @@ func (b *Binding) assignment() *assignment {
 		}
 		meta["reason"] = b.Reason
 	}
-	return &assignment{target: withRootPath(b.Target), status: b.Status, passthrough: b.Passthrough, meta: meta}
+	return &assignment{target: urlpath.WithRootPath(b.Target), status: b.Status, passthrough: b.Passthrough, meta: meta}
 }
 
 // minted answers a name that was minted but is not bound yet.

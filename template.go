@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
@@ -87,22 +88,18 @@ func splitPlaceholders(target string) []templatePiece {
 // target places it itself (see placesQualifier). The result is checked by the
 // rule of segments.go.
 func (t *template) expand(repl *caddy.Replacer, suffix string) (string, error) {
-	var b builtTarget
+	var b urlpath.Built
 	for _, p := range t.pieces {
 		if p.placeholder {
-			b.add(repl.ReplaceAll(p.text, ""), true)
+			b.Add(repl.ReplaceAll(p.text, ""), true)
 		} else {
-			b.add(p.text, false)
+			b.Add(p.text, false)
 		}
 	}
 	if !t.suffixed && suffix != "" {
-		end := b.pathEnd()
-		if end > 0 && b.b[end-1] == '/' && suffix[0] == '/' {
-			suffix = suffix[1:] // a target naming a directory already ends in the separator
-		}
-		b.insert(end, suffix)
+		b.InsertSuffix(suffix)
 	}
-	if err := b.check(); err != nil {
+	if err := b.Check(); err != nil {
 		return "", err
 	}
 	target := b.String()
@@ -135,7 +132,7 @@ func (t Template) compile() (template, error) {
 	if err != nil {
 		return template{}, err
 	}
-	c := template{naan: naan, shoulder: shoulder, target: withRootPath(t.Target), origin: "/",
+	c := template{naan: naan, shoulder: shoulder, target: urlpath.WithRootPath(t.Target), origin: "/",
 		local: strings.HasPrefix(t.Target, "/"), suffixed: placesQualifier(t.Target)}
 	c.pieces = splitPlaceholders(c.target)
 	for _, p := range c.pieces {

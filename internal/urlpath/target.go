@@ -1,13 +1,13 @@
-package ark
+package urlpath
 
 import (
 	"net/url"
 	"strings"
 )
 
-// joinTarget appends an identifier's suffix to the path of target and the
+// JoinTarget appends an identifier's suffix to the path of target and the
 // request's query to target's query, keeping any fragment last.
-func joinTarget(target, suffix, query string) string {
+func JoinTarget(target, suffix, query string) string {
 	if suffix == "" && query == "" {
 		return target
 	}
@@ -34,11 +34,11 @@ func joinTarget(target, suffix, query string) string {
 	return b.String()
 }
 
-// localPathSafe reports whether the escaped local path (query allowed)
+// LocalPathSafe reports whether the escaped local path (query allowed)
 // decodes to a path without "." or ".." segments, backslashes or NULs, so
 // that nothing taken from a request can climb out of the target's
 // directory.
-func localPathSafe(escaped string) bool {
+func LocalPathSafe(escaped string) bool {
 	p, _, _ := strings.Cut(escaped, "?")
 	decoded, err := url.PathUnescape(p)
 	if err != nil || strings.ContainsAny(decoded, "\\\x00") {
@@ -54,18 +54,18 @@ func localPathSafe(escaped string) bool {
 	return true
 }
 
-// safeQuery returns the raw query of a request with every byte that may not
+// SafeQuery returns the raw query of a request with every byte that may not
 // stand in a Location header or a URL percent-encoded.
-func safeQuery(raw string) string {
-	if !strings.ContainsFunc(raw, unsafeInQuery) {
+func SafeQuery(raw string) string {
+	if !strings.ContainsFunc(raw, UnsafeInQuery) {
 		return raw
 	}
-	return percentEncode(raw, unsafeInQuery)
+	return PercentEncode(raw, UnsafeInQuery)
 }
 
-// percentEncode percent-encodes, with uppercase hex, each byte of s for
+// PercentEncode percent-encodes, with uppercase hex, each byte of s for
 // which unsafe is true.
-func percentEncode(s string, unsafe func(rune) bool) string {
+func PercentEncode(s string, unsafe func(rune) bool) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	for _, c := range []byte(s) {
@@ -78,13 +78,13 @@ func percentEncode(s string, unsafe func(rune) bool) string {
 	return b.String()
 }
 
-func unsafeInQuery(c rune) bool {
+func UnsafeInQuery(c rune) bool {
 	return c <= ' ' || c >= 0x7f || strings.ContainsRune("\"<>\\`{|}^", c)
 }
 
-// withRootPath gives an absolute URL without a path the path "/", so that a
+// WithRootPath gives an absolute URL without a path the path "/", so that a
 // suffix appended to it lands in the path and never in the host.
-func withRootPath(target string) string {
+func WithRootPath(target string) string {
 	scheme, rest, ok := strings.Cut(target, "://")
 	if !ok {
 		return target

@@ -1,4 +1,4 @@
-package ark
+package urlpath
 
 import (
 	"errors"
@@ -15,9 +15,9 @@ import (
 // changes, so that "%252e" counts as a dot too: a file server decodes once,
 // but an upstream behind reverse_proxy may decode again.
 
-// errDotSegment and errControlByte are the reasons a built target is refused.
+// ErrDotSegment and errControlByte are the reasons a built target is refused.
 var (
-	errDotSegment  = errors.New(`a path segment taken from the request would start with "." (a hidden file, "." or ".."), or hold a backslash or control character, once decoded`)
+	ErrDotSegment  = errors.New(`a path segment taken from the request would start with "." (a hidden file, "." or ".."), or hold a backslash or control character, once decoded`)
 	errControlByte = errors.New("the target would hold a control character taken from the request")
 )
 
@@ -25,16 +25,16 @@ var (
 // dot: "%25" nested deeper than this is refused as if it were one.
 const maxDecodings = 4
 
-// builtTarget is a target under construction: its bytes, and which of them
+// Built is a target under construction: its bytes, and which of them
 // came from the request.
-type builtTarget struct {
+type Built struct {
 	b       []byte
 	request []bool // request[i] reports whether b[i] came from the request
 	empty   []int  // where request data added nothing: its segment still depends on it
 }
 
-// add appends s, taken from the request or written by the operator.
-func (t *builtTarget) add(s string, fromRequest bool) {
+// Add appends s, taken from the request or written by the operator.
+func (t *Built) Add(s string, fromRequest bool) {
 	if fromRequest && s == "" {
 		t.empty = append(t.empty, len(t.b))
 	}
@@ -45,7 +45,7 @@ func (t *builtTarget) add(s string, fromRequest bool) {
 }
 
 // insert puts s, taken from the request, at byte i.
-func (t *builtTarget) insert(i int, s string) {
+func (t *Built) insert(i int, s string) {
 	t.b = append(t.b[:i:i], append([]byte(s), t.b[i:]...)...)
 	t.request = append(t.request[:i:i], append(make([]bool, len(s)), t.request[i:]...)...)
 	for j := range len(s) {
@@ -53,9 +53,19 @@ func (t *builtTarget) insert(i int, s string) {
 	}
 }
 
+// InsertSuffix puts suffix, an identifier's qualifier taken from the
+// request, at the end of the target's path, before its query or fragment.
+func (t *Built) InsertSuffix(suffix string) {
+	end := t.pathEnd()
+	if end > 0 && t.b[end-1] == '/' && strings.HasPrefix(suffix, "/") {
+		suffix = suffix[1:] // a target naming a directory already ends in the separator
+	}
+	t.insert(end, suffix)
+}
+
 // pathEnd returns where the path of the target ends: at its query or
 // fragment, or at its end.
-func (t *builtTarget) pathEnd() int {
+func (t *Built) pathEnd() int {
 	for i, c := range t.b {
 		if c == '?' || c == '#' {
 			return i
@@ -64,11 +74,11 @@ func (t *builtTarget) pathEnd() int {
 	return len(t.b)
 }
 
-// check applies the rule above to the target's path, after the scheme and
+// Check applies the rule above to the target's path, after the scheme and
 // host of a URL. A local target starts with the operator's "/"; only a URL
 // has a scheme and host to skip, and its "://" is the first one, written
 // by the operator: one in request data never moves the path's start.
-func (t *builtTarget) check() error {
+func (t *Built) Check() error {
 	for i, c := range t.b {
 		if t.request[i] && (c < ' ' || c == 0x7f) {
 			return errControlByte
@@ -88,8 +98,8 @@ func (t *builtTarget) check() error {
 			touched, empty = touched || empty[0] >= segment, empty[1:]
 		}
 		if i == end || t.b[i] == '/' {
-			if touched && dottedSegment(string(t.b[segment:i])) {
-				return errDotSegment
+			if touched && DottedSegment(string(t.b[segment:i])) {
+				return ErrDotSegment
 			}
 			segment, touched = i+1, false
 			continue
@@ -103,7 +113,7 @@ func (t *builtTarget) check() error {
 // stand in a URL (space, non-ASCII, quotes) percent-encoded, and "#", and
 // in the query also the bytes that would end or change a value there
 // ("&", ";", "+"): request data is a value, never a delimiter.
-func (t *builtTarget) String() string {
+func (t *Built) String() string {
 	var b strings.Builder
 	b.Grow(len(t.b))
 	inQuery := false
@@ -111,7 +121,7 @@ func (t *builtTarget) String() string {
 		if !t.request[i] && c == '?' {
 			inQuery = true
 		}
-		if t.request[i] && (unsafeInQuery(rune(c)) || c == '#' || inQuery && strings.IndexByte("&;+", c) >= 0) {
+		if t.request[i] && (UnsafeInQuery(rune(c)) || c == '#' || inQuery && strings.IndexByte("&;+", c) >= 0) {
 			const hex = "0123456789ABCDEF"
 			b.Write([]byte{'%', hex[c>>4], hex[c&0xf]})
 			continue
@@ -121,12 +131,12 @@ func (t *builtTarget) String() string {
 	return b.String()
 }
 
-// dottedSegment reports whether the escaped segment, decoded once or more
+// DottedSegment reports whether the escaped segment, decoded once or more
 // (leniently: a "%" that starts no escape stays, as many decoders keep it),
 // holds a part that starts with "." ("/" separating parts once decoded), a
 // backslash or a control character. A segment still encoded after maxDecodings counts as
 // dotted.
-func dottedSegment(segment string) bool {
+func DottedSegment(segment string) bool {
 	for range maxDecodings {
 		if strings.ContainsFunc(segment, func(c rune) bool { return c < ' ' || c == 0x7f || c == '\\' }) {
 			return true
@@ -172,4 +182,8 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
+}
+
+func isHexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
