@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/store"
 	"net/http"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest s
 type apiCall struct {
 	h     *Handler
 	rs    *resolver
-	store Store
+	store store.Store
 	key   *apiKey
 	w     http.ResponseWriter
 	r     *http.Request
@@ -168,23 +169,23 @@ func refuse(status int, format string, args ...any) *apiError {
 
 // storeError turns an error of the store into a refusal for key.
 func storeError(key string, err error) *apiError {
-	var ie *ImportError
+	var ie *store.ImportError
 	switch {
 	case errors.As(err, &ie):
 		return refuse(http.StatusConflict, "entry %d (%s): %v", ie.Index, ie.Key, ie.Err)
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return refuse(http.StatusNotFound, "%s: %v", key, err)
-	case errors.Is(err, ErrPrecondition):
+	case errors.Is(err, store.ErrPrecondition):
 		return refuse(http.StatusPreconditionFailed, "%s: %v", key, err)
-	case errors.Is(err, ErrWithdrawn), errors.Is(err, ErrConflict):
+	case errors.Is(err, store.ErrWithdrawn), errors.Is(err, store.ErrConflict):
 		return refuse(http.StatusConflict, "%s: %v", key, err)
 	}
 	// Anything else is the store failing to read or write: as resolution
 	// does, answer that it is unavailable, for now.
-	if errors.Is(err, ErrUnavailable) {
+	if errors.Is(err, store.ErrUnavailable) {
 		return refuse(http.StatusServiceUnavailable, "%v", err)
 	}
-	return refuse(http.StatusServiceUnavailable, "%v: %v", ErrUnavailable, err)
+	return refuse(http.StatusServiceUnavailable, "%v: %v", store.ErrUnavailable, err)
 }
 
 // fail answers with err, a refusal or an internal error.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"net/http"
 )
@@ -83,12 +84,12 @@ func (c *apiCall) bulkLine(n int, line []byte) bulkResult {
 	if err != nil {
 		return bulkFailure(n, l.ID, err)
 	}
-	var wr *Write
+	var wr *store.Write
 	switch l.Op {
 	case "bind":
-		var b *Binding
+		var b *store.Binding
 		if b, err = c.binding(key, &l.bindRequest); err == nil {
-			wr = &Write{Binding: *b, By: c.key.name}
+			wr = &store.Write{Binding: *b, By: c.key.name}
 		}
 	case "withdraw":
 		wr, err = c.tombstone(key, l.Reason)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	bolt "go.etcd.io/bbolt"
 )
@@ -174,7 +175,7 @@ func TestAPIExportStoreFailure(t *testing.T) {
 	// before the damaged binding: the status has been sent when the store
 	// fails, and the transfer must fail.
 	var entries []map[string]string
-	for i := range eachBatchCount {
+	for i := range store.EachBatchCount {
 		id := fmt.Sprintf("ark:12345/x5a%04d", i)
 		entries = append(entries, map[string]string{"id": id, "target": "https://repo.example.org/" + id + "/" + strings.Repeat("p", 100)})
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -89,8 +90,8 @@ func (s *apiSite) call(method, path, key, body string, header ...string) answer 
 
 // apiRecord is GET id/<id> as seen by the editor.
 type apiRecord struct {
-	Binding *Binding `json:"binding"`
-	History []Change `json:"history"`
+	Binding *store.Binding `json:"binding"`
+	History []store.Change `json:"history"`
 }
 
 // lookup returns the binding and history of id, nil when the API has none.
@@ -111,9 +112,9 @@ func (s *apiSite) lookup(id string) *apiRecord {
 }
 
 // binding decodes an answer holding one binding.
-func (a answer) binding(t *testing.T) *Binding {
+func (a answer) binding(t *testing.T) *store.Binding {
 	t.Helper()
-	var b Binding
+	var b store.Binding
 	if err := json.Unmarshal([]byte(a.body), &b); err != nil {
 		t.Fatalf("%v: %s", err, a.body)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
+	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"net/http"
 	"slices"
@@ -96,7 +97,7 @@ func (c *apiCall) put(raw string) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	wr := Write{Binding: *b, By: c.key.name}
+	wr := store.Write{Binding: *b, By: c.key.name}
 	if err := c.precondition(key, &wr); err != nil {
 		return c.fail(err)
 	}
@@ -108,7 +109,7 @@ func (c *apiCall) put(raw string) error {
 }
 
 // answerBinding answers with a binding as stored: 201 when it is new.
-func (c *apiCall) answerBinding(b *Binding) error {
+func (c *apiCall) answerBinding(b *store.Binding) error {
 	status := http.StatusOK
 	if b.Version == 1 {
 		status = http.StatusCreated
@@ -118,7 +119,7 @@ func (c *apiCall) answerBinding(b *Binding) error {
 }
 
 // binding checks a binding request for key and returns the binding.
-func (c *apiCall) binding(key string, req *bindRequest) (*Binding, error) {
+func (c *apiCall) binding(key string, req *bindRequest) (*store.Binding, error) {
 	if req.Status == http.StatusGone {
 		return nil, refuse(http.StatusBadRequest, "%s: status 410: withdraw an identifier with POST withdraw/<id> and a reason", key)
 	}
@@ -127,7 +128,7 @@ func (c *apiCall) binding(key string, req *bindRequest) (*Binding, error) {
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	return &Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}, nil
+	return &store.Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}, nil
 }
 
 // precondition sets wr's precondition from If-Match and If-None-Match,
@@ -137,7 +138,7 @@ func (c *apiCall) binding(key string, req *bindRequest) (*Binding, error) {
 // that fails is 412; the store then checks, as it writes, that the binding
 // is still the one the precondition was evaluated against. wr may already
 // require a version, or that there is no binding (a withdrawal does).
-func (c *apiCall) precondition(key string, wr *Write) error {
+func (c *apiCall) precondition(key string, wr *store.Write) error {
 	im, imSet, err := parseETags(c.r.Header.Values("If-Match"))
 	if err != nil {
 		return refuse(http.StatusBadRequest, "If-Match: %v: give the ETag of a GET, such as \"3\", or *", err)
@@ -166,7 +167,7 @@ func (c *apiCall) precondition(key string, wr *Write) error {
 		return nil
 	}
 	cur, _, err := c.store.Get(c.r.Context(), key)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return storeError(key, err)
 	}
 	exists := err == nil
@@ -193,7 +194,7 @@ func (c *apiCall) precondition(key string, wr *Write) error {
 
 // requireVersion makes wr conditional on the binding of key being at
 // version v.
-func requireVersion(key string, wr *Write, v uint64) error {
+func requireVersion(key string, wr *store.Write, v uint64) error {
 	switch {
 	case wr.Create:
 		return refuse(http.StatusPreconditionFailed, "%s: If-Match but it is not bound", key)
@@ -318,7 +319,7 @@ func (c *apiCall) withdraw(raw string) error {
 
 // tombstone returns the write that withdraws key for reason: its binding,
 // if any, kept with status 410, on condition that it has not changed since.
-func (c *apiCall) tombstone(key, reason string) (*Write, error) {
+func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		return nil, refuse(http.StatusBadRequest, "%s: say why it is withdrawn: {\"reason\": \"...\"}", key)
@@ -326,15 +327,15 @@ func (c *apiCall) tombstone(key, reason string) (*Write, error) {
 	if len(reason) > maxMetaValueBytes {
 		return nil, refuse(http.StatusBadRequest, "%s: reason longer than %d bytes", key, maxMetaValueBytes)
 	}
-	wr := &Write{Binding: Binding{Key: key, Status: http.StatusGone, Passthrough: true, Reason: reason}, By: c.key.name}
+	wr := &store.Write{Binding: store.Binding{Key: key, Status: http.StatusGone, Passthrough: true, Reason: reason}, By: c.key.name}
 	cur, _, err := c.store.Get(c.r.Context(), key)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		wr.Create = true
 	case err != nil:
 		return nil, storeError(key, err)
 	case cur.Status == http.StatusGone:
-		return nil, refuse(http.StatusConflict, "%s: %v", key, ErrWithdrawn)
+		return nil, refuse(http.StatusConflict, "%s: %v", key, store.ErrWithdrawn)
 	default:
 		wr.Binding.Target, wr.Binding.Passthrough, wr.Binding.Meta = cur.Target, cur.Passthrough, cur.Meta
 		wr.IfVersion = cur.Version

@@ -2,6 +2,7 @@ package ark
 
 import (
 	"errors"
+	"github.com/caddy-ark/caddy-ark/store"
 	"net/http"
 	"strconv"
 	"strings"
@@ -63,7 +64,7 @@ func (c *apiCall) mint(raw string) error {
 // minted, the binding is checked with the names the request may get from
 // the minter of naan/sh: a target that is invalid with any of them (too
 // long, say, with {id} repeated) refuses the whole request, 400.
-func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (Binding, error), error) {
+func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (store.Binding, error), error) {
 	if c.r.ContentLength == 0 {
 		return nil, nil
 	}
@@ -72,7 +73,7 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (Binding
 		return nil, err
 	}
 	target := req.Target
-	build := func(key string) (*Binding, error) {
+	build := func(key string) (*store.Binding, error) {
 		req.Target = strings.ReplaceAll(target, idPlaceholder, key)
 		return c.binding(key, &req)
 	}
@@ -85,13 +86,13 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (Binding
 			return nil, err
 		}
 	}
-	return func(key string) (Binding, error) {
+	return func(key string) (store.Binding, error) {
 		b, err := build(key)
 		if err != nil {
 			// A name unlike those checked: an unbounded template that
 			// other requests made outgrow its mask meanwhile. Mint stops
 			// before it stores the name unbound.
-			return Binding{}, refuse(http.StatusBadRequest, "%v", err)
+			return store.Binding{}, refuse(http.StatusBadRequest, "%v", err)
 		}
 		return *b, nil
 	}, nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"go.uber.org/zap"
 )
 
@@ -29,7 +30,7 @@ func (c *apiCall) export() error {
 	sent := &headerOnWrite{w: c.w}
 	out := bufio.NewWriterSize(sent, 64<<10)
 	started := false
-	err := c.store.Each(c.r.Context(), func(b *Binding) error {
+	err := c.store.Each(c.r.Context(), func(b *store.Binding) error {
 		if b.Status == 0 || !c.key.may(false, b.Key) {
 			return nil
 		}
@@ -80,7 +81,7 @@ func (h *headerOnWrite) Write(p []byte) (int, error) {
 }
 
 // exportEntry is b as a table entry.
-func exportEntry(b *Binding) Entry {
+func exportEntry(b *store.Binding) Entry {
 	e := Entry{ID: b.Key, Target: b.Target, Status: b.Status, Meta: b.Meta}
 	if !b.Passthrough {
 		e.Passthrough = new(bool)
@@ -102,7 +103,7 @@ func (c *apiCall) importTable() error {
 	if c.r.ContentLength > limit {
 		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
 	}
-	var bs []*Binding
+	var bs []*store.Binding
 	tr := newTableReader(http.MaxBytesReader(c.w, c.r.Body, limit))
 	_, err := tr.each(func(e *Entry) error {
 		b, err := c.importBinding(e)
@@ -124,7 +125,7 @@ func (c *apiCall) importTable() error {
 		return c.fail(refuse(http.StatusBadRequest, "line %d: %v", tr.line, err))
 	}
 	i := 0
-	n, err := c.store.Import(c.r.Context(), func() (*Binding, error) {
+	n, err := c.store.Import(c.r.Context(), func() (*store.Binding, error) {
 		if i == len(bs) {
 			return nil, io.EOF
 		}
@@ -138,7 +139,7 @@ func (c *apiCall) importTable() error {
 }
 
 // importBinding checks one entry of an imported table.
-func (c *apiCall) importBinding(e *Entry) (*Binding, error) {
+func (c *apiCall) importBinding(e *Entry) (*store.Binding, error) {
 	key, err := c.managedKey(e.ID, true)
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func (c *apiCall) importBinding(e *Entry) (*Binding, error) {
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	b := &Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
+	b := &store.Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
 	if b.Status == http.StatusGone {
 		b.Reason = reason
 		if b.Reason == "" {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"net/http"
 	"net/url"
@@ -111,7 +112,7 @@ func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *b
 
 // bindID creates or updates the binding of id and writes it as stored.
 func (c *apiClient) bindID(ctx context.Context, id string, bind *bindRequest, w io.Writer) error {
-	var b Binding
+	var b store.Binding
 	if err := c.call(ctx, http.MethodPut, idPath("id", id), bind, &b); err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (c *apiClient) bindID(ctx context.Context, id string, bind *bindRequest, w 
 
 // withdrawID withdraws id for reason.
 func (c *apiClient) withdrawID(ctx context.Context, id, reason string, w io.Writer) error {
-	var b Binding
+	var b store.Binding
 	if err := c.call(ctx, http.MethodPost, idPath("withdraw", id), withdrawRequest{Reason: reason}, &b); err != nil {
 		return err
 	}

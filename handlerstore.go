@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -12,7 +13,7 @@ import (
 
 // handlerStore is what a Handler keeps about its store.
 type handlerStore struct {
-	store     Store
+	store     store.Store
 	cache     *storeCache // nil when caching is off
 	stopWatch context.CancelFunc
 }
@@ -37,7 +38,7 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	s, ok := mod.(Store)
+	s, ok := mod.(store.Store)
 	if !ok {
 		return fmt.Errorf("store: module %T is not a Store", mod)
 	}
@@ -73,7 +74,7 @@ func (h *Handler) closeStore() {
 
 // Store returns the handler's store, nil when it has none. The API uses
 // it to bind and withdraw.
-func (h *Handler) Store() Store { return h.stores.store }
+func (h *Handler) Store() store.Store { return h.stores.store }
 
 // TableSource reports whether the table files or the configuration
 // assign key, a normalized identifier, and where: "/srv/ids.json", or

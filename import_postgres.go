@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"go.uber.org/zap"
 )
 
@@ -45,7 +46,7 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 		close(entries)
 		read <- err
 	}()
-	n, err := b.Import(context.Background(), func() (*Binding, error) {
+	n, err := b.Import(context.Background(), func() (*store.Binding, error) {
 		e, ok := <-entries
 		if !ok {
 			if err := <-read; err != nil {
@@ -59,7 +60,7 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 		pr.CloseWithError(err)
 		for range entries { // let the reader finish
 		}
-		var ie *ImportError
+		var ie *store.ImportError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("%s: nothing imported: entry %d (%s) is already bound differently in the store: %w", name, ie.Index, ie.Key, ie.Err)
 		}
@@ -71,12 +72,12 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 
 // importedBinding is the binding of an entry of an imported table, which
 // the importer has already checked.
-func importedBinding(e *Entry) (*Binding, error) {
+func importedBinding(e *Entry) (*store.Binding, error) {
 	key, _, a, err := e.compile()
 	if err != nil {
 		return nil, err
 	}
-	b := &Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
+	b := &store.Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
 	if b.Status == http.StatusGone {
 		b.Reason = "withdrawn in an imported table"
 		if r := a.meta["reason"]; r != "" {

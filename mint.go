@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 )
@@ -156,7 +157,7 @@ func (h *Handler) unmarshalMinter(d *caddyfile.Dispenser) error {
 //
 // When the template's names run out Mint fails with ErrSpaceExhausted;
 // names it stored before that are returned with the error.
-func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (Binding, error)) ([]string, error) {
+func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (store.Binding, error)) ([]string, error) {
 	if n < 1 || n > MintMax {
 		return nil, ErrMintCount
 	}
@@ -187,10 +188,10 @@ func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, b
 // minting is one Mint call.
 type minting struct {
 	m     *minter
-	store Store
+	store store.Store
 	table entryTable
 	by    string
-	bind  func(key string) (Binding, error)
+	bind  func(key string) (store.Binding, error)
 }
 
 // sequential mints n names in order, skipping those taken.
@@ -274,12 +275,12 @@ func (mc *minting) random(ctx context.Context, n int) ([]string, error) {
 // reserve stores keys that are free, with their bindings, and returns
 // those it stored. A key a table assigns is never stored.
 func (mc *minting) reserve(ctx context.Context, keys []string) ([]string, error) {
-	bs := make([]Binding, 0, len(keys))
+	bs := make([]store.Binding, 0, len(keys))
 	for _, k := range keys {
 		if _, assigned := mc.table.lookup(k); assigned {
 			continue
 		}
-		b := Binding{}
+		b := store.Binding{}
 		if mc.bind != nil {
 			var err error
 			if b, err = mc.bind(k); err != nil {

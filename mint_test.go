@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -47,11 +48,11 @@ func TestMintSequential(t *testing.T) {
 	if want := "ark:12345/q00 ark:12345/q01 ark:12345/q03 ark:12345/q04 ark:12345/q05"; strings.Join(keys, " ") != want {
 		t.Errorf("minted %v, want %s", keys, want)
 	}
-	if _, err := h.Store().Apply(ctx, Write{Binding: Binding{Key: "ark:12345/q06", Target: "https://example.org/6", Status: 302}, By: "bob"}); err != nil {
+	if _, err := h.Store().Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/q06", Target: "https://example.org/6", Status: 302}, By: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	bound := func(key string) (Binding, error) {
-		return Binding{Target: "https://example.org/objects/" + strings.TrimPrefix(key, "ark:12345/"), Status: 302}, nil
+	bound := func(key string) (store.Binding, error) {
+		return store.Binding{Target: "https://example.org/objects/" + strings.TrimPrefix(key, "ark:12345/"), Status: 302}, nil
 	}
 	keys, err = h.Mint(ctx, "ark:12345/q", 2, "alice", bound)
 	if err != nil || strings.Join(keys, " ") != "ark:12345/q07 ark:12345/q08" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // resolver answers "what is at this identifier?" from one table and one
@@ -22,7 +23,7 @@ type resolver struct {
 	parser      normalize.Parser
 	cache       *resolutionCache // nil when caching is off
 	policies    policies         // persistence statements by NAAN and shoulder
-	store       Store            // read after the table; nil when there is none
+	store       store.Store      // read after the table; nil when there is none
 	stored      *storeCache      // the store's answers by key; nil when caching is off
 	minters     minters          // for check characters
 }

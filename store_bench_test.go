@@ -3,6 +3,7 @@ package ark
 import (
 	"context"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"path/filepath"
 	"sync/atomic"
@@ -17,12 +18,12 @@ func benchStoreHandler(b *testing.B, keys []string, cacheSize int, ms ...Minter)
 	h := provisioned(b, &Handler{NAANs: []string{"12345"}, Foreign: "404", CacheSize: cacheSize, Minters: ms,
 		StoreRaw: []byte(`{"backend":"bolt","path":"` + path + `"}`)})
 	i := 0
-	_, err := h.Store().Import(context.Background(), func() (*Binding, error) {
+	_, err := h.Store().Import(context.Background(), func() (*store.Binding, error) {
 		if i == len(keys) {
 			return nil, io.EOF
 		}
 		i++
-		return &Binding{Key: keys[i-1], Target: "https://example.org/" + keys[i-1], Status: 302, Passthrough: true}, nil
+		return &store.Binding{Key: keys[i-1], Target: "https://example.org/" + keys[i-1], Status: 302, Passthrough: true}, nil
 	}, "bench")
 	if err != nil {
 		b.Fatal(err)
@@ -73,7 +74,7 @@ func BenchmarkStoreBind(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			k := fmt.Sprintf("ark:12345/bind%d", i)
-			if _, err := h.Store().Apply(ctx, Write{Binding: Binding{Key: k, Target: "https://example.org/x", Status: 302}, By: "bench"}); err != nil {
+			if _, err := h.Store().Apply(ctx, store.Write{Binding: store.Binding{Key: k, Target: "https://example.org/x", Status: 302}, By: "bench"}); err != nil {
 				b.Fatal(err)
 			}
 			i++
@@ -85,7 +86,7 @@ func BenchmarkStoreBind(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				k := fmt.Sprintf("ark:12345/par%d", n.Add(1))
-				if _, err := h.Store().Apply(ctx, Write{Binding: Binding{Key: k, Target: "https://example.org/x", Status: 302}, By: "bench"}); err != nil {
+				if _, err := h.Store().Apply(ctx, store.Write{Binding: store.Binding{Key: k, Target: "https://example.org/x", Status: 302}, By: "bench"}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	bolt "go.etcd.io/bbolt"
@@ -163,8 +164,8 @@ func openBolt(path string) (*boltDB, error) {
 func (b *boltDB) Destruct() error { return b.db.Close() }
 
 // Lookup implements Store.
-func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*Binding, error) {
-	out := make([]*Binding, len(keys))
+func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*store.Binding, error) {
+	out := make([]*store.Binding, len(keys))
 	err := b.db.View(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketBindings)
 		for i, k := range keys {
@@ -181,13 +182,13 @@ func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*Binding, error) {
 }
 
 // Get implements Store.
-func (b *boltDB) Get(_ context.Context, key string) (*Binding, []Change, error) {
-	var cur *Binding
-	var hist []Change
+func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Change, error) {
+	var cur *store.Binding
+	var hist []store.Change
 	err := b.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketBindings).Get([]byte(key))
 		if v == nil {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		var err error
 		if cur, err = decodeBinding(v); err != nil {
@@ -197,7 +198,7 @@ func (b *boltDB) Get(_ context.Context, key string) (*Binding, []Change, error) 
 		records := tx.Bucket(bucketHistory)
 		c := tx.Bucket(bucketKeyHist).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			var ch Change
+			var ch store.Change
 			if err := json.Unmarshal(records.Get(k[len(prefix):]), &ch); err != nil {
 				return fmt.Errorf("history of %s: %w", key, err)
 			}
@@ -212,11 +213,11 @@ func (b *boltDB) Get(_ context.Context, key string) (*Binding, []Change, error) 
 }
 
 // Apply implements Store.
-func (b *boltDB) Apply(_ context.Context, w Write) (*Binding, error) {
-	var stored *Binding
+func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error) {
+	var stored *store.Binding
 	err := b.db.Batch(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketBindings)
-		var cur *Binding
+		var cur *store.Binding
 		if v := bk.Get([]byte(w.Binding.Key)); v != nil {
 			var err error
 			if cur, err = decodeBinding(v); err != nil {
@@ -225,9 +226,9 @@ func (b *boltDB) Apply(_ context.Context, w Write) (*Binding, error) {
 		}
 		switch {
 		case cur != nil && cur.Status == 410:
-			return ErrWithdrawn
+			return store.ErrWithdrawn
 		case w.Create && cur != nil, w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion):
-			return ErrPrecondition
+			return store.ErrPrecondition
 		}
 		var err error
 		stored, err = putBinding(tx, cur, w.Binding, w.By)
@@ -241,7 +242,7 @@ func (b *boltDB) Apply(_ context.Context, w Write) (*Binding, error) {
 }
 
 // Reserve implements Store.
-func (b *boltDB) Reserve(_ context.Context, bs []Binding, by string) ([]bool, error) {
+func (b *boltDB) Reserve(_ context.Context, bs []store.Binding, by string) ([]bool, error) {
 	var stored []bool
 	err := b.db.Batch(func(tx *bolt.Tx) error {
 		stored = make([]bool, len(bs)) // Batch may run this more than once
@@ -303,7 +304,7 @@ func (b *boltDB) Count(_ context.Context, name string, n uint64) (uint64, error)
 // a client that reads slowly or not at all, and a read transaction held
 // that long would stop every write that grows the file, and then every
 // read waiting behind that write.
-func (b *boltDB) Each(ctx context.Context, fn func(*Binding) error) error {
+func (b *boltDB) Each(ctx context.Context, fn func(*store.Binding) error) error {
 	var after []byte // the last key of the batch before
 	for {
 		if err := ctx.Err(); err != nil {
@@ -328,7 +329,7 @@ func (b *boltDB) Each(ctx context.Context, fn func(*Binding) error) error {
 // batchAfter returns the bindings in key order after the key after (from
 // the first when it is nil), up to a batch's size, and the last key it
 // returns when more may follow, nil at the end.
-func (b *boltDB) batchAfter(after []byte) (batch []*Binding, last []byte, err error) {
+func (b *boltDB) batchAfter(after []byte) (batch []*store.Binding, last []byte, err error) {
 	err = b.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketBindings).Cursor()
 		k, v := c.First()
@@ -339,7 +340,7 @@ func (b *boltDB) batchAfter(after []byte) (batch []*Binding, last []byte, err er
 		}
 		size, prev := 0, []byte(nil)
 		for ; k != nil; k, v = c.Next() {
-			if len(batch) == eachBatchCount || size >= eachBatchBytes {
+			if len(batch) == store.EachBatchCount || size >= store.EachBatchBytes {
 				last = bytes.Clone(prev) // k is the transaction's, valid only inside it
 				return nil
 			}
@@ -355,7 +356,7 @@ func (b *boltDB) batchAfter(after []byte) (batch []*Binding, last []byte, err er
 }
 
 // Import implements Store.
-func (b *boltDB) Import(_ context.Context, next func() (*Binding, error), by string) (int, error) {
+func (b *boltDB) Import(_ context.Context, next func() (*store.Binding, error), by string) (int, error) {
 	var keys []string
 	err := b.db.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketBindings)
@@ -373,7 +374,7 @@ func (b *boltDB) Import(_ context.Context, next func() (*Binding, error), by str
 					return err
 				}
 				if !sameBound(cur, in) {
-					return &ImportError{Index: i, Key: in.Key, Err: ErrConflict}
+					return &store.ImportError{Index: i, Key: in.Key, Err: store.ErrConflict}
 				}
 				continue
 			}
@@ -426,7 +427,7 @@ func (b *boltDB) notify(keys []string) {
 
 // putBinding stores nb as the binding of its key, replacing cur (nil for
 // a new key), with its history record, and returns it as stored.
-func putBinding(tx *bolt.Tx, cur *Binding, nb Binding, by string) (*Binding, error) {
+func putBinding(tx *bolt.Tx, cur *store.Binding, nb store.Binding, by string) (*store.Binding, error) {
 	nb.Version, nb.Updated, nb.By = 1, time.Now().UTC(), by
 	if cur != nil {
 		nb.Version = cur.Version + 1
@@ -443,7 +444,7 @@ func putBinding(tx *bolt.Tx, cur *Binding, nb Binding, by string) (*Binding, err
 	if err != nil {
 		return nil, err
 	}
-	rec, err := json.Marshal(&Change{Seq: seq, Time: nb.Updated, Key: nb.Key, By: by, Old: cur, New: &nb})
+	rec, err := json.Marshal(&store.Change{Seq: seq, Time: nb.Updated, Key: nb.Key, By: by, Old: cur, New: &nb})
 	if err != nil {
 		return nil, err
 	}
@@ -454,8 +455,8 @@ func putBinding(tx *bolt.Tx, cur *Binding, nb Binding, by string) (*Binding, err
 	return &nb, tx.Bucket(bucketKeyHist).Put(append(append([]byte(nb.Key), 0), seqKey...), nil)
 }
 
-func decodeBinding(v []byte) (*Binding, error) {
-	b := new(Binding)
+func decodeBinding(v []byte) (*store.Binding, error) {
+	b := new(store.Binding)
 	if err := json.Unmarshal(v, b); err != nil {
 		return nil, fmt.Errorf("a damaged binding in the store: %w", err)
 	}
@@ -463,14 +464,14 @@ func decodeBinding(v []byte) (*Binding, error) {
 }
 
 // sameBound reports whether a and b bind their key the same way.
-func sameBound(a, b *Binding) bool {
+func sameBound(a, b *store.Binding) bool {
 	return a.Target == b.Target && a.Status == b.Status && a.Passthrough == b.Passthrough &&
 		a.Reason == b.Reason && maps.Equal(a.Meta, b.Meta)
 }
 
 // Interface guards.
 var (
-	_ Store                 = (*BoltStore)(nil)
+	_ store.Store           = (*BoltStore)(nil)
 	_ caddy.Provisioner     = (*BoltStore)(nil)
 	_ caddy.CleanerUpper    = (*BoltStore)(nil)
 	_ caddyfile.Unmarshaler = (*BoltStore)(nil)

@@ -4,13 +4,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
 
 func TestBoltStore(t *testing.T) {
-	runStoreSuite(t, func(t *testing.T) Store {
+	storetest.Run(t, func(t *testing.T) store.Store {
 		return openBoltStore(t, filepath.Join(t.TempDir(), "store.db"))
-	}, func(t *testing.T, s Store) Store {
+	}, func(t *testing.T, s store.Store) store.Store {
 		bs := s.(*BoltStore)
 		path := bs.Path
 		if err := bs.Cleanup(); err != nil {

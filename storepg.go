@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -202,22 +203,22 @@ func (s *PostgresStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // The Store methods: each hands the call to the shared backend.
 
 // Lookup implements Store.
-func (s *PostgresStore) Lookup(ctx context.Context, keys []string) ([]*Binding, error) {
+func (s *PostgresStore) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
 	return s.b.Lookup(ctx, keys)
 }
 
 // Get implements Store.
-func (s *PostgresStore) Get(ctx context.Context, key string) (*Binding, []Change, error) {
+func (s *PostgresStore) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
 	return s.b.Get(ctx, key)
 }
 
 // Apply implements Store.
-func (s *PostgresStore) Apply(ctx context.Context, w Write) (*Binding, error) {
+func (s *PostgresStore) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
 	return s.b.Apply(ctx, w)
 }
 
 // Reserve implements Store.
-func (s *PostgresStore) Reserve(ctx context.Context, bs []Binding, by string) ([]bool, error) {
+func (s *PostgresStore) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
 	return s.b.Reserve(ctx, bs, by)
 }
 
@@ -227,12 +228,12 @@ func (s *PostgresStore) Count(ctx context.Context, name string, n uint64) (uint6
 }
 
 // Each implements Store.
-func (s *PostgresStore) Each(ctx context.Context, fn func(*Binding) error) error {
+func (s *PostgresStore) Each(ctx context.Context, fn func(*store.Binding) error) error {
 	return s.b.Each(ctx, fn)
 }
 
 // Import implements Store.
-func (s *PostgresStore) Import(ctx context.Context, next func() (*Binding, error), by string) (int, error) {
+func (s *PostgresStore) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
 	return s.b.Import(ctx, next, by)
 }
 
@@ -271,7 +272,7 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.C
 
 // Interface guards
 var (
-	_ Store                 = (*PostgresStore)(nil)
+	_ store.Store           = (*PostgresStore)(nil)
 	_ caddy.Provisioner     = (*PostgresStore)(nil)
 	_ caddy.Validator       = (*PostgresStore)(nil)
 	_ caddy.CleanerUpper    = (*PostgresStore)(nil)

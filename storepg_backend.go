@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
@@ -49,7 +50,7 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 	b.up.Store(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
 	defer cancel()
-	if err := b.ready(ctx); err != nil && !errors.Is(err, ErrUnavailable) {
+	if err := b.ready(ctx); err != nil && !errors.Is(err, store.ErrUnavailable) {
 		pool.Close()
 		return nil, err
 	}
@@ -106,17 +107,17 @@ func (b *pgBackend) result(ctx context.Context, err error) error {
 	case err == nil:
 		b.setUp(true, nil)
 		return nil
-	case errors.Is(err, ErrUnavailable), errors.Is(err, errSchema), storeAnswer(err):
+	case errors.Is(err, store.ErrUnavailable), errors.Is(err, errSchema), storeAnswer(err):
 		return err
 	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ctx.Err()
 	case pgLockTimeout(err):
 		b.setUp(true, nil) // the server answered: it is busy, not away
-		return fmt.Errorf("%w: %w", ErrUnavailable, errStoreBusy)
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, errStoreBusy)
 	case pgNotReachable(err):
 		b.setUp(false, err)
 		pgMetrics.unavailable.WithLabelValues(b.schema).Inc()
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}
 	b.setUp(true, nil)
 	return err
@@ -136,7 +137,7 @@ func pgLockTimeout(err error) bool {
 // storeAnswer tells the store's own answers, and the errors of an Import's
 // input, from the errors of talking to the server.
 func storeAnswer(err error) bool {
-	for _, e := range []error{ErrNotFound, ErrPrecondition, ErrWithdrawn, ErrConflict} {
+	for _, e := range []error{store.ErrNotFound, store.ErrPrecondition, store.ErrWithdrawn, store.ErrConflict} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -35,7 +36,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	}`, dsn))
 	st := openPG(t, &PostgresStore{DSN: dsn, Timeout: caddy.Duration(500 * time.Millisecond)})
 	const bound = 300
-	if _, err := st.Import(context.Background(), benchBindings(bound), "test"); err != nil {
+	if _, err := st.Import(context.Background(), storetest.Bindings(bound), "test"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -58,7 +59,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		uncached := false
 		switch i := rng.IntN(3 * bound); {
 		case i < bound:
-			path, want = "/"+benchKey(i), "https://repo.example.org/"+benchKey(i)[len("ark:12345/"):]
+			path, want = "/"+storetest.Key(i), "https://repo.example.org/"+storetest.Key(i)[len("ark:12345/"):]
 		case i < 2*bound:
 			path = fmt.Sprintf("/ark:12345/b2%d", i)
 		default:

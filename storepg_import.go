@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,7 +16,7 @@ import (
 // records, all in one transaction. It holds a lock that keeps other
 // writers out (lookups go on) while it checks and adds. It is not bounded
 // by the store's timeout.
-func (b *pgBackend) Import(ctx context.Context, next func() (*Binding, error), by string) (int, error) {
+func (b *pgBackend) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
 	if err := b.ready(ctx); err != nil {
 		return 0, err
 	}
@@ -105,7 +106,7 @@ func (b *pgBackend) importConflict(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return err
 	}
-	return &importInputError{&ImportError{Index: int(idx), Key: key, Err: ErrConflict}}
+	return &importInputError{&store.ImportError{Index: int(idx), Key: key, Err: store.ErrConflict}}
 }
 
 // importInputError is an Import refused for its input, returned as err.
@@ -115,7 +116,7 @@ func (e *importInputError) Error() string { return e.err.Error() }
 
 // importSource feeds COPY from an Import's next.
 type importSource struct {
-	next func() (*Binding, error)
+	next func() (*store.Binding, error)
 	idx  int64
 	row  []any
 	err  error // next's error, io.EOF excepted

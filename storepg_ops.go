@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,8 +16,8 @@ import (
 const pgColumns = "key, target, status, passthrough, meta, reason, version, updated, by"
 
 // scanBinding reads one row of pgColumns.
-func scanBinding(row pgx.Row) (*Binding, error) {
-	var b Binding
+func scanBinding(row pgx.Row) (*store.Binding, error) {
+	var b store.Binding
 	if err := row.Scan(&b.Key, &b.Target, &b.Status, &b.Passthrough, &b.Meta, &b.Reason, &b.Version, &b.Updated, &b.By); err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func pgMeta(meta map[string]string) []byte {
 }
 
 // pgJSON is a binding as a history record keeps it.
-func pgJSON(b *Binding) []byte {
+func pgJSON(b *store.Binding) []byte {
 	if b == nil {
 		return nil
 	}
@@ -47,7 +48,7 @@ func pgJSON(b *Binding) []byte {
 }
 
 // Lookup reads the bindings of keys in one query.
-func (b *pgBackend) Lookup(ctx context.Context, keys []string) ([]*Binding, error) {
+func (b *pgBackend) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, err
@@ -57,7 +58,7 @@ func (b *pgBackend) Lookup(ctx context.Context, keys []string) ([]*Binding, erro
 	if err != nil {
 		return nil, b.result(octx, err)
 	}
-	found := make(map[string]*Binding, len(keys))
+	found := make(map[string]*store.Binding, len(keys))
 	for rows.Next() {
 		bd, err := scanBinding(rows)
 		if err != nil {
@@ -69,7 +70,7 @@ func (b *pgBackend) Lookup(ctx context.Context, keys []string) ([]*Binding, erro
 	if err := b.result(octx, rows.Err()); err != nil {
 		return nil, err
 	}
-	out := make([]*Binding, len(keys))
+	out := make([]*store.Binding, len(keys))
 	for i, k := range keys {
 		out[i] = found[k]
 	}
@@ -77,15 +78,15 @@ func (b *pgBackend) Lookup(ctx context.Context, keys []string) ([]*Binding, erro
 }
 
 // Get reads a binding and its history from one snapshot.
-func (b *pgBackend) Get(ctx context.Context, key string) (*Binding, []Change, error) {
+func (b *pgBackend) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer cancel()
 	var (
-		bd      *Binding
-		history []Change
+		bd      *store.Binding
+		history []store.Change
 	)
 	err = pgx.BeginTxFunc(octx, b.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var err error
@@ -97,8 +98,8 @@ func (b *pgBackend) Get(ctx context.Context, key string) (*Binding, []Change, er
 		if err != nil {
 			return err
 		}
-		history, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Change, error) {
-			var c Change
+		history, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Change, error) {
+			var c store.Change
 			err := row.Scan(&c.Seq, &c.Time, &c.Key, &c.By, &c.Old, &c.New)
 			c.Time = c.Time.UTC()
 			return c, err
@@ -106,7 +107,7 @@ func (b *pgBackend) Get(ctx context.Context, key string) (*Binding, []Change, er
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil, ErrNotFound
+		return nil, nil, store.ErrNotFound
 	}
 	if err := b.result(octx, err); err != nil {
 		return nil, nil, err
@@ -117,14 +118,14 @@ func (b *pgBackend) Get(ctx context.Context, key string) (*Binding, []Change, er
 // Apply makes one change in a transaction that locks the key's row. Two
 // nodes creating the same key at once: the one whose insert finds the
 // row taken starts over and sees it.
-func (b *pgBackend) Apply(ctx context.Context, w Write) (*Binding, error) {
+func (b *pgBackend) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	for {
-		var nb Binding
+		var nb store.Binding
 		err := pgx.BeginFunc(octx, b.pool, func(tx pgx.Tx) error {
 			old, err := scanBinding(tx.QueryRow(octx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key = $1 FOR UPDATE"), w.Binding.Key))
 			switch {
@@ -168,14 +169,14 @@ func (b *pgBackend) Apply(ctx context.Context, w Write) (*Binding, error) {
 var errRetry = errors.New("retry")
 
 // checkWrite checks w's precondition against the binding it changes.
-func checkWrite(old *Binding, w Write) error {
+func checkWrite(old *store.Binding, w store.Write) error {
 	switch {
 	case old != nil && old.Status == 410:
-		return ErrWithdrawn
+		return store.ErrWithdrawn
 	case old != nil && w.Create:
-		return ErrPrecondition
+		return store.ErrPrecondition
 	case w.IfVersion > 0 && (old == nil || old.Version != w.IfVersion):
-		return ErrPrecondition
+		return store.ErrPrecondition
 	}
 	return nil
 }
@@ -194,7 +195,7 @@ func (b *pgBackend) record(ctx context.Context, tx pgx.Tx, when time.Time, by st
 
 // Reserve inserts the new bindings in one statement that skips the keys
 // already taken (by another node too: the primary key decides).
-func (b *pgBackend) Reserve(ctx context.Context, bs []Binding, by string) ([]bool, error) {
+func (b *pgBackend) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, err
@@ -281,17 +282,17 @@ func (b *pgBackend) Count(ctx context.Context, name string, n uint64) (uint64, e
 // connection while fn writes to a client that may read slowly: a few slow
 // exports would otherwise take every connection, and lookups would get
 // 503. It is not bounded by the store's timeout.
-func (b *pgBackend) Each(ctx context.Context, fn func(*Binding) error) error {
+func (b *pgBackend) Each(ctx context.Context, fn func(*store.Binding) error) error {
 	if err := b.ready(ctx); err != nil {
 		return err
 	}
 	for after := ""; ; {
 		rows, err := b.pool.Query(ctx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key > $1 ORDER BY key LIMIT $2"),
-			after, eachBatchCount)
+			after, store.EachBatchCount)
 		if err != nil {
 			return b.result(ctx, err)
 		}
-		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Binding, error) { return scanBinding(row) })
+		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Binding, error) { return scanBinding(row) })
 		if err != nil {
 			return b.result(ctx, err)
 		}
@@ -301,7 +302,7 @@ func (b *pgBackend) Each(ctx context.Context, fn func(*Binding) error) error {
 				return err
 			}
 		}
-		if len(batch) < eachBatchCount {
+		if len(batch) < store.EachBatchCount {
 			return nil
 		}
 		after = batch[len(batch)-1].Key

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
@@ -126,17 +128,17 @@ func waitListening(t *testing.T, conn *pgx.Conn, n int) {
 func TestPostgresStoreSuite(t *testing.T) {
 	dsn := sharedPostgres(t).createDB(t)
 	var schemas atomic.Int64
-	open := func(t *testing.T) Store {
+	open := func(t *testing.T) store.Store {
 		return openPG(t, &PostgresStore{DSN: dsn, Schema: fmt.Sprintf("suite%d", schemas.Add(1))})
 	}
-	reopen := func(t *testing.T, s Store) Store {
+	reopen := func(t *testing.T, s store.Store) store.Store {
 		old := s.(*PostgresStore)
 		if err := old.Cleanup(); err != nil {
 			t.Fatal(err)
 		}
 		return openPG(t, &PostgresStore{DSN: dsn, Schema: old.Schema})
 	}
-	runStoreSuite(t, open, reopen)
+	storetest.Run(t, open, reopen)
 }
 
 func TestPostgresMigrateConcurrently(t *testing.T) {
@@ -191,7 +193,7 @@ func TestPostgresNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = newPGBackend(dsn, defaultPGSchema, 0, defaultPGTimeout, zap.NewNop())
-	if err == nil || errors.Is(err, ErrUnavailable) {
+	if err == nil || errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("opening a schema newer than the code: %v, want a refusal", err)
 	}
 	t.Log(err)
@@ -207,7 +209,7 @@ func TestPostgresWatchOtherNode(t *testing.T) {
 	ctx := context.Background()
 	bind := func(key string) {
 		t.Helper()
-		if _, err := a.Apply(ctx, Write{Binding: Binding{Key: key, Target: "https://example.org/" + key, Status: 302}, By: "test"}); err != nil {
+		if _, err := a.Apply(ctx, store.Write{Binding: store.Binding{Key: key, Target: "https://example.org/" + key, Status: 302}, By: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -229,16 +231,16 @@ func TestPostgresUnavailable(t *testing.T) {
 	c := startPostgres(t)
 	s := openPG(t, &PostgresStore{DSN: c.createDB(t), Timeout: caddy.Duration(time.Second)})
 	ctx := context.Background()
-	if _, err := s.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/a", Target: "/a", Status: 302}}); err != nil {
+	if _, err := s.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/a", Target: "/a", Status: 302}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.stop(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Lookup(ctx, []string{"ark:12345/a"}); !errors.Is(err, ErrUnavailable) {
+	if _, err := s.Lookup(ctx, []string{"ark:12345/a"}); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Lookup with the server stopped: %v, want ErrUnavailable", err)
 	}
-	if _, err := s.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/b", Target: "/b", Status: 302}}); !errors.Is(err, ErrUnavailable) {
+	if _, err := s.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/b", Target: "/b", Status: 302}}); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Apply with the server stopped: %v, want ErrUnavailable", err)
 	}
 	if err := c.start(); err != nil {
@@ -253,31 +255,31 @@ func TestPostgresUnavailable(t *testing.T) {
 func TestPostgresImportConflicts(t *testing.T) {
 	s := openPG(t, &PostgresStore{DSN: sharedPostgres(t).createDB(t)})
 	ctx := context.Background()
-	x := Binding{Key: "ark:12345/x", Target: "/x", Status: 302, Meta: map[string]string{"who": "me"}}
-	y := Binding{Key: "ark:12345/y", Target: "/y", Status: 302}
-	n, err := s.Import(ctx, feed([]*Binding{&x, &y, &x}, nil), "importer")
+	x := store.Binding{Key: "ark:12345/x", Target: "/x", Status: 302, Meta: map[string]string{"who": "me"}}
+	y := store.Binding{Key: "ark:12345/y", Target: "/y", Status: 302}
+	n, err := s.Import(ctx, storetest.Feed([]*store.Binding{&x, &y, &x}, nil), "importer")
 	if err != nil || n != 2 {
 		t.Fatalf("import: %d, %v; want 2 added", n, err)
 	}
 	// Bound the same way: skipped.
-	if n, err := s.Import(ctx, feed([]*Binding{&y, &x}, nil), "importer"); err != nil || n != 0 {
+	if n, err := s.Import(ctx, storetest.Feed([]*store.Binding{&y, &x}, nil), "importer"); err != nil || n != 0 {
 		t.Errorf("import again: %d, %v; want 0 added", n, err)
 	}
-	z := Binding{Key: "ark:12345/z", Target: "/z", Status: 303}
+	z := store.Binding{Key: "ark:12345/z", Target: "/z", Status: 303}
 	y2 := y
 	y2.Target = "/other"
 	tests := []struct {
-		input []*Binding
+		input []*store.Binding
 		index int
 		key   string
 	}{
-		{[]*Binding{&z, &y2}, 1, y.Key},                  // differs from the store
-		{[]*Binding{&z, &x, &z, {Key: z.Key}}, 3, z.Key}, // differs from earlier in the input
+		{[]*store.Binding{&z, &y2}, 1, y.Key},                  // differs from the store
+		{[]*store.Binding{&z, &x, &z, {Key: z.Key}}, 3, z.Key}, // differs from earlier in the input
 	}
 	for _, tt := range tests {
-		_, err := s.Import(ctx, feed(tt.input, nil), "importer")
-		var ie *ImportError
-		if !errors.As(err, &ie) || ie.Index != tt.index || ie.Key != tt.key || !errors.Is(err, ErrConflict) {
+		_, err := s.Import(ctx, storetest.Feed(tt.input, nil), "importer")
+		var ie *store.ImportError
+		if !errors.As(err, &ie) || ie.Index != tt.index || ie.Key != tt.key || !errors.Is(err, store.ErrConflict) {
 			t.Errorf("import %v: %v, want a conflict at %d (%s)", tt.input, err, tt.index, tt.key)
 		}
 	}
@@ -305,11 +307,11 @@ func TestPostgresConcurrentCreate(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			_, err := nodes[i%len(nodes)].Apply(ctx, Write{Binding: Binding{Key: "ark:12345/race", Target: fmt.Sprint("/", i), Status: 302}, Create: true, By: "test"})
+			_, err := nodes[i%len(nodes)].Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/race", Target: fmt.Sprint("/", i), Status: 302}, Create: true, By: "test"})
 			switch {
 			case err == nil:
 				created.Add(1)
-			case errors.Is(err, ErrPrecondition):
+			case errors.Is(err, store.ErrPrecondition):
 				refused.Add(1)
 			default:
 				t.Error(err)
@@ -322,7 +324,7 @@ func TestPostgresConcurrentCreate(t *testing.T) {
 	}
 	for i := range 16 {
 		wg.Go(func() {
-			if _, err := nodes[i%len(nodes)].Apply(ctx, Write{Binding: Binding{Key: "ark:12345/race", Target: "/u", Status: 302}, By: "test"}); err != nil {
+			if _, err := nodes[i%len(nodes)].Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/race", Target: "/u", Status: 302}, By: "test"}); err != nil {
 				t.Error(err)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap"
@@ -79,10 +80,10 @@ func TestPostgresLongestSchema(t *testing.T) {
 	}
 	s = openPG(t, s)
 	ctx := context.Background()
-	if _, err := s.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/a", Target: "/a", Status: 302}, By: "t"}); err != nil {
+	if _, err := s.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/a", Target: "/a", Status: 302}, By: "t"}); err != nil {
 		t.Errorf("Apply with a %d-byte schema: %v", pgMaxSchemaLen, err)
 	}
-	if _, err := s.Reserve(ctx, []Binding{{Key: "ark:12345/b"}}, "t"); err != nil {
+	if _, err := s.Reserve(ctx, []store.Binding{{Key: "ark:12345/b"}}, "t"); err != nil {
 		t.Errorf("Reserve with a %d-byte schema: %v", pgMaxSchemaLen, err)
 	}
 }
@@ -115,7 +116,7 @@ func TestPostgresListenerReconnectsWithThePool(t *testing.T) {
 		_, err := b.Lookup(ctx, []string{"ark:12345/k"})
 		return err == nil
 	})
-	if _, err := a.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/k", Target: "/k", Status: 302}, By: "t"}); err != nil {
+	if _, err := a.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/k", Target: "/k", Status: 302}, By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	// The bound is the "seen by another node within one second",
@@ -213,11 +214,11 @@ func TestPostgresListenerStalled(t *testing.T) {
 	seen, _ := watching(t, b, dsn, 2)
 	ctx := context.Background()
 	p.stall()
-	if _, err := a.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/s", Target: "/s", Status: 302}, By: "t"}); err != nil {
+	if _, err := a.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/s", Target: "/s", Status: 302}, By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	// b itself answers: its pool replaces the stalled connections.
-	var got []*Binding
+	var got []*store.Binding
 	for range 10 {
 		if got, err = b.Lookup(ctx, []string{"ark:12345/s"}); err == nil {
 			break
@@ -267,7 +268,7 @@ func TestPostgresWatchUnderConcurrentWriters(t *testing.T) {
 		wg.Go(func() {
 			for i := range 150 {
 				key := fmt.Sprintf("ark:12345/g%d-%d", g, i)
-				if _, err := writers[g%len(writers)].Apply(ctx, Write{Binding: Binding{Key: key, Target: "/x", Status: 302}, By: "t"}); err != nil {
+				if _, err := writers[g%len(writers)].Apply(ctx, store.Write{Binding: store.Binding{Key: key, Target: "/x", Status: 302}, By: "t"}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -338,7 +339,7 @@ func TestPostgresTableOnlyRole(t *testing.T) {
 	if _, err := b.Lookup(context.Background(), []string{"ark:12345/x"}); err != nil {
 		t.Errorf("Lookup: %v", err)
 	}
-	if _, err := b.Apply(context.Background(), Write{Binding: Binding{Key: "ark:12345/x", Target: "/x", Status: 302}, By: "t"}); err != nil {
+	if _, err := b.Apply(context.Background(), store.Write{Binding: store.Binding{Key: "ark:12345/x", Target: "/x", Status: 302}, By: "t"}); err != nil {
 		t.Errorf("Apply: %v", err)
 	}
 }
@@ -355,7 +356,7 @@ func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 	}
 	t.Cleanup(func() { b.Destruct() })
 	ctx := context.Background()
-	if _, err := b.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/before", Target: "/b", Status: 302}, By: "t"}); err != nil {
+	if _, err := b.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/before", Target: "/b", Status: 302}, By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	holder, err := pgx.Connect(ctx, dsn)
@@ -371,8 +372,8 @@ func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 	if _, err := tx.Exec(ctx, "LOCK TABLE ark.bindings IN SHARE ROW EXCLUSIVE MODE"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/during", Target: "/d", Status: 302}, By: "t"})
-	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, errStoreBusy) {
+	_, err = b.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/during", Target: "/d", Status: 302}, By: "t"})
+	if !errors.Is(err, store.ErrUnavailable) || !errors.Is(err, errStoreBusy) {
 		t.Errorf("Apply behind the lock: %v; want ErrUnavailable saying the store is busy", err)
 	}
 	var up dto.Metric
@@ -397,7 +398,7 @@ func TestPostgresWatchForgetsAHistoryThatChanged(t *testing.T) {
 	a, b := newNode(t, dsn), newNode(t, dsn)
 	seen, admin := watching(t, b, dsn, 2)
 	ctx := context.Background()
-	if _, err := a.Apply(ctx, Write{Binding: Binding{Key: "ark:12345/kept", Target: "/k", Status: 302}, By: "t"}); err != nil {
+	if _, err := a.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/kept", Target: "/k", Status: 302}, By: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	seen.waitFor(t, "ark:12345/kept")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // storeLookupTimeout bounds a store lookup: a request waits no longer for
@@ -105,7 +106,7 @@ func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*assignme
 	as := make([]*assignment, len(bs))
 	for i, b := range bs {
 		if b != nil {
-			as[i] = b.assignment()
+			as[i] = assignmentOf(b)
 		}
 	}
 	if rs.stored != nil {
@@ -114,9 +115,9 @@ func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*assignme
 	return as, nil
 }
 
-// assignment returns b as the resolver reads it. A withdrawn binding's
+// assignmentOf returns b as the resolver reads it. A withdrawn binding's
 // reason becomes the "reason" of its metadata, where ?info shows it.
-func (b *Binding) assignment() *assignment {
+func assignmentOf(b *store.Binding) *assignment {
 	meta := b.Meta
 	if b.Reason != "" && meta["reason"] == "" {
 		meta = maps.Clone(meta)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -31,12 +33,14 @@ func TestStoreResolution(t *testing.T) {
 		{ID: "ark:12345/shelf", Target: "https://example.org/shelf"},
 	})
 	ctx := context.Background()
-	put := func(b Binding) *Binding { return mustApply(t, st, Write{Binding: b, By: "test"}) }
+	put := func(b store.Binding) *store.Binding {
+		return storetest.MustApply(t, st, store.Write{Binding: b, By: "test"})
+	}
 
 	if got := s.get("/ark:12345/s1"); got.status != 404 {
 		t.Fatalf("before binding: %d %q, want 404", got.status, got.body)
 	}
-	put(Binding{Key: "ark:12345/s1", Target: "https://example.org/one", Status: 302, Passthrough: true})
+	put(store.Binding{Key: "ark:12345/s1", Target: "https://example.org/one", Status: 302, Passthrough: true})
 	// Every request after the bind sees it, in any spelling, though the
 	// 404 was asked twice (and cached) before.
 	s.expectRedirects(map[string]string{
@@ -46,14 +50,14 @@ func TestStoreResolution(t *testing.T) {
 		"/ark:12345/s1?format=x": "https://example.org/one?format=x",
 	})
 	for range 3 {
-		put(Binding{Key: "ark:12345/s1", Target: "https://example.org/two", Status: 302, Passthrough: true})
+		put(store.Binding{Key: "ark:12345/s1", Target: "https://example.org/two", Status: 302, Passthrough: true})
 		s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/two", "/ark:12345/s1/c2.pdf": "https://example.org/two/c2.pdf"})
-		put(Binding{Key: "ark:12345/s1", Target: "https://example.org/one", Status: 302, Passthrough: true})
+		put(store.Binding{Key: "ark:12345/s1", Target: "https://example.org/one", Status: 302, Passthrough: true})
 		s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/one", "/ark:12345/s1/c2.pdf": "https://example.org/one/c2.pdf"})
 	}
 
 	// Without passthrough, descendants are the binding's own: 404.
-	put(Binding{Key: "ark:12345/s2", Target: "/served.html", Status: 200})
+	put(store.Binding{Key: "ark:12345/s2", Target: "/served.html", Status: 200})
 	if got := s.get("/ark:12345/s2/c2"); got.status != 404 {
 		t.Errorf("descendant of a binding without passthrough: %d, want 404", got.status)
 	}
@@ -63,8 +67,8 @@ func TestStoreResolution(t *testing.T) {
 
 	// The table is read first: a store binding of a table's key is not
 	// seen, but one nearer than the table's ancestor is.
-	put(Binding{Key: "ark:12345/t1", Target: "https://example.org/store/t1", Status: 302})
-	put(Binding{Key: "ark:12345/shelf/b7", Target: "https://example.org/store/b7", Status: 303})
+	put(store.Binding{Key: "ark:12345/t1", Target: "https://example.org/store/t1", Status: 302})
+	put(store.Binding{Key: "ark:12345/shelf/b7", Target: "https://example.org/store/b7", Status: 303})
 	s.expectRedirects(map[string]string{
 		"/ark:12345/t1":       "https://example.org/table/t1",
 		"/ark:12345/shelf":    "https://example.org/shelf",
@@ -75,7 +79,7 @@ func TestStoreResolution(t *testing.T) {
 	}
 
 	// A minted name without a target says so.
-	if _, err := st.Reserve(ctx, []Binding{{Key: "ark:12345/m1"}}, "minter"); err != nil {
+	if _, err := st.Reserve(ctx, []store.Binding{{Key: "ark:12345/m1"}}, "minter"); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.get("/ark:12345/m1"); got.status != 404 || !strings.Contains(got.body, "minted but not bound") {
@@ -83,7 +87,7 @@ func TestStoreResolution(t *testing.T) {
 	}
 
 	// Withdrawn: 410, with the reason in ?info.
-	put(Binding{Key: "ark:12345/s1", Status: 410, Reason: "a duplicate of ark:12345/s2"})
+	put(store.Binding{Key: "ark:12345/s1", Status: 410, Reason: "a duplicate of ark:12345/s2"})
 	if got := s.get("/ark:12345/s1"); got.status != 410 {
 		t.Errorf("withdrawn: %d %q, want 410", got.status, got.body)
 	}
@@ -92,13 +96,13 @@ func TestStoreResolution(t *testing.T) {
 	}
 
 	// A URN in the store.
-	put(Binding{Key: "urn:isbn:9780000000001", Target: "https://example.org/book", Status: 302})
+	put(store.Binding{Key: "urn:isbn:9780000000001", Target: "https://example.org/book", Status: 302})
 	s.expectRedirects(map[string]string{"/urn:isbn:9780000000001": "https://example.org/book"})
 }
 
 func TestStoreUnavailable(t *testing.T) {
 	s, st := storeSite(t, "", []Entry{{ID: "ark:12345/t1", Target: "https://example.org/t1"}})
-	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/s1", Target: "https://example.org/s1", Status: 302}, By: "test"})
+	storetest.MustApply(t, st, store.Write{Binding: store.Binding{Key: "ark:12345/s1", Target: "https://example.org/s1", Status: 302}, By: "test"})
 	s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/s1"})
 	if err := st.db.Close(); err != nil {
 		t.Fatal(err)
@@ -125,7 +129,7 @@ func TestCheckCharacter(t *testing.T) {
 	if got := s.get("/ark:12345/" + good); got.status != 404 || strings.Contains(got.body, "check character") {
 		t.Errorf("a right check character, not bound: %d %q", got.status, got.body)
 	}
-	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/" + good, Target: "https://example.org/g", Status: 302}, By: "test"})
+	storetest.MustApply(t, st, store.Write{Binding: store.Binding{Key: "ark:12345/" + good, Target: "https://example.org/g", Status: 302}, By: "test"})
 	s.expectRedirects(map[string]string{"/ark:12345/" + good: "https://example.org/g"})
 }
 
@@ -152,7 +156,7 @@ func TestStoreReload(t *testing.T) {
 	t.Cleanup(func() { _ = caddy.Stop() })
 	// The relative path is the Caddyfile's: the test opens the same file.
 	st := openBoltStore(t, filepath.Join(dir, "store.db"))
-	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/r1", Target: "https://example.org/r1", Status: 302}, By: "test"})
+	storetest.MustApply(t, st, store.Write{Binding: store.Binding{Key: "ark:12345/r1", Target: "https://example.org/r1", Status: 302}, By: "test"})
 	for i := range 3 {
 		if err := load(body + fmt.Sprintf("\t# reload %d\n", i)); err != nil {
 			t.Fatalf("reload %d: %v", i, err)
@@ -162,6 +166,6 @@ func TestStoreReload(t *testing.T) {
 	if err := load("\tark {\n\t\tstore bolt store.db\n\t\tminter ark:12345/x .q\n\t}\n"); err == nil {
 		t.Fatal("a bad minter template was accepted")
 	}
-	mustApply(t, st, Write{Binding: Binding{Key: "ark:12345/r1", Target: "https://example.org/r2", Status: 302}, By: "test"})
+	storetest.MustApply(t, st, store.Write{Binding: store.Binding{Key: "ark:12345/r1", Target: "https://example.org/r2", Status: 302}, By: "test"})
 	s.expectRedirects(map[string]string{"/ark:12345/r1": "https://example.org/r2"})
 }

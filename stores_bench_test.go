@@ -3,7 +3,6 @@ package ark
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -27,9 +28,9 @@ import (
 
 // benchStores calls fn once per backend, with a function that opens a
 // new, empty store of that backend.
-func benchStores(b *testing.B, fn func(b *testing.B, open func() Store)) {
+func benchStores(b *testing.B, fn func(b *testing.B, open func() store.Store)) {
 	b.Run("bolt", func(b *testing.B) {
-		fn(b, func() Store {
+		fn(b, func() store.Store {
 			s := &BoltStore{Path: filepath.Join(b.TempDir(), "store.db")}
 			if err := s.Provision(caddy.Context{}); err != nil {
 				b.Fatal(err)
@@ -40,32 +41,8 @@ func benchStores(b *testing.B, fn func(b *testing.B, open func() Store)) {
 	})
 	b.Run("postgres", func(b *testing.B) {
 		c := sharedPostgres(b)
-		fn(b, func() Store { return openPG(b, &PostgresStore{DSN: c.createDB(b)}) })
+		fn(b, func() store.Store { return openPG(b, &PostgresStore{DSN: c.createDB(b)}) })
 	})
-}
-
-// benchKey is the i-th of a sequence of distinct ARKs shaped like minted
-// ones, made without remembering the others.
-func benchKey(i int) string {
-	blade := []byte("00000000")
-	for p := len(blade) - 1; p >= 0 && i > 0; p-- {
-		blade[p] = betanumeric[i%len(betanumeric)]
-		i /= len(betanumeric)
-	}
-	return "ark:12345/x5" + string(blade)
-}
-
-// benchBindings feeds Import n redirect bindings.
-func benchBindings(n int) func() (*Binding, error) {
-	i := 0
-	return func() (*Binding, error) {
-		if i == n {
-			return nil, io.EOF
-		}
-		k := benchKey(i)
-		i++
-		return &Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
-	}
 }
 
 // BenchmarkStoresImport imports ARK_BENCH_IMPORT_ROWS bindings (default
@@ -78,14 +55,14 @@ func BenchmarkStoresImport(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	benchStores(b, func(b *testing.B, open func() Store) {
+	benchStores(b, func(b *testing.B, open func() store.Store) {
 		var total time.Duration
 		for b.Loop() {
 			b.StopTimer()
 			s := open()
 			b.StartTimer()
 			start := time.Now()
-			n, err := s.Import(context.Background(), benchBindings(rows), "bench")
+			n, err := s.Import(context.Background(), storetest.Bindings(rows), "bench")
 			total += time.Since(start)
 			if err != nil || n != rows {
 				b.Fatalf("import: %d, %v", n, err)
@@ -100,16 +77,16 @@ func BenchmarkStoresImport(b *testing.B) {
 // store of 100000 bindings, one at a time; it reports p50 and p99.
 func BenchmarkStoresLookup(b *testing.B) {
 	const size = 100000
-	benchStores(b, func(b *testing.B, open func() Store) {
+	benchStores(b, func(b *testing.B, open func() store.Store) {
 		s := open()
 		ctx := context.Background()
-		if _, err := s.Import(ctx, benchBindings(size), "bench"); err != nil {
+		if _, err := s.Import(ctx, storetest.Bindings(size), "bench"); err != nil {
 			b.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(1, 2))
 		var lat []time.Duration
 		for b.Loop() {
-			k := benchKey(rng.IntN(size))
+			k := storetest.Key(rng.IntN(size))
 			start := time.Now()
 			got, err := s.Lookup(ctx, []string{k + "/c1/s2", k + "/c1", k})
 			lat = append(lat, time.Since(start))
@@ -131,15 +108,15 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // BenchmarkStoresBind measures create-or-update writes, 8 writers at once
 // per CPU, each a durable transaction with its history record.
 func BenchmarkStoresBind(b *testing.B) {
-	benchStores(b, func(b *testing.B, open func() Store) {
+	benchStores(b, func(b *testing.B, open func() store.Store) {
 		s := open()
 		var next atomic.Int64
 		b.SetParallelism(8)
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				k := benchKey(int(next.Add(1)) % 10000)
-				if _, err := s.Apply(context.Background(), Write{Binding: Binding{Key: k, Target: "https://repo.example.org/b", Status: 302}, By: "bench"}); err != nil {
+				k := storetest.Key(int(next.Add(1)) % 10000)
+				if _, err := s.Apply(context.Background(), store.Write{Binding: store.Binding{Key: k, Target: "https://repo.example.org/b", Status: 302}, By: "bench"}); err != nil {
 					b.Error(err)
 					return
 				}
@@ -152,7 +129,7 @@ func BenchmarkStoresBind(b *testing.B) {
 // per name, 8 minters at once per CPU: the next number of the counter,
 // then the name reserved.
 func BenchmarkStoresMint(b *testing.B) {
-	benchStores(b, func(b *testing.B, open func() Store) {
+	benchStores(b, func(b *testing.B, open func() store.Store) {
 		s := open()
 		b.SetParallelism(8)
 		b.ResetTimer()
@@ -162,7 +139,7 @@ func BenchmarkStoresMint(b *testing.B) {
 				n, err := s.Count(ctx, "x5", 1)
 				if err == nil {
 					var ok []bool
-					ok, err = s.Reserve(ctx, []Binding{{Key: benchKey(int(n))}}, "bench")
+					ok, err = s.Reserve(ctx, []store.Binding{{Key: storetest.Key(int(n))}}, "bench")
 					if err == nil && !ok[0] {
 						err = fmt.Errorf("name %d minted twice", n)
 					}

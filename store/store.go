@@ -1,4 +1,4 @@
-package ark
+package store
 
 import (
 	"context"
@@ -156,6 +156,6 @@ var (
 // reads at a time, between its calls of fn: no transaction or connection
 // is held while fn writes to a client.
 const (
-	eachBatchCount = 1000
-	eachBatchBytes = 4 << 20
+	EachBatchCount = 1000
+	EachBatchBytes = 4 << 20
 )

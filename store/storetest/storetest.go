@@ -1,4 +1,4 @@
-package ark
+package storetest
 
 import (
 	"context"
@@ -10,22 +10,24 @@ import (
 	"sort"
 	"sync"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
-// runStoreSuite checks that a Store backend keeps the contract of every
+// Run checks that a Store backend keeps the contract of every
 // Store method. open returns a new, empty store that lives until t ends;
 // reopen releases s and returns a store over the same data, as a restarted
 // node would see it. Every backend's tests call it.
-func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *testing.T, s Store) Store) {
+func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testing.T, s store.Store) store.Store) {
 	ctx := context.Background()
-	bind := func(key, target string) Binding {
-		return Binding{Key: key, Target: target, Status: 302}
+	bind := func(key, target string) store.Binding {
+		return store.Binding{Key: key, Target: target, Status: 302}
 	}
 
 	t.Run("Lookup answers in order, nil where a key has none", func(t *testing.T) {
 		s := open(t)
-		mustApply(t, s, Write{Binding: bind("ark:12345/a", "https://example.org/a"), By: "k"})
-		mustApply(t, s, Write{Binding: Binding{Key: "ark:12345/c", Target: "/c", Status: 200, Passthrough: true}, By: "k"})
+		MustApply(t, s, store.Write{Binding: bind("ark:12345/a", "https://example.org/a"), By: "k"})
+		MustApply(t, s, store.Write{Binding: store.Binding{Key: "ark:12345/c", Target: "/c", Status: 200, Passthrough: true}, By: "k"})
 		got, err := s.Lookup(ctx, []string{"ark:12345/c", "ark:12345/b", "ark:12345/a"})
 		if err != nil {
 			t.Fatal(err)
@@ -48,12 +50,12 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		s := open(t)
 		b := bind("ark:12345/v", "https://example.org/1")
 		b.Meta = map[string]string{"who": "Ada", "what": "a letter"}
-		first := mustApply(t, s, Write{Binding: b, By: "alice"})
+		first := MustApply(t, s, store.Write{Binding: b, By: "alice"})
 		if first.Version != 1 || first.By != "alice" || first.Updated.IsZero() {
 			t.Fatalf("new binding: version %d by %q at %v; want 1, alice, a time", first.Version, first.By, first.Updated)
 		}
 		b.Target = "https://example.org/2"
-		second := mustApply(t, s, Write{Binding: b, IfVersion: 1, By: "bob"})
+		second := MustApply(t, s, store.Write{Binding: b, IfVersion: 1, By: "bob"})
 		if second.Version != 2 || second.By != "bob" || second.Target != "https://example.org/2" {
 			t.Fatalf("update: %+v", second)
 		}
@@ -67,17 +69,17 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 	t.Run("Apply refuses a failed precondition and changes nothing", func(t *testing.T) {
 		s := open(t)
 		key := "ark:12345/p"
-		if _, err := s.Apply(ctx, Write{Binding: bind(key, "/x"), IfVersion: 1, By: "k"}); !errors.Is(err, ErrPrecondition) {
+		if _, err := s.Apply(ctx, store.Write{Binding: bind(key, "/x"), IfVersion: 1, By: "k"}); !errors.Is(err, store.ErrPrecondition) {
 			t.Errorf("IfVersion on an unbound key: %v, want ErrPrecondition", err)
 		}
-		if _, _, err := s.Get(ctx, key); !errors.Is(err, ErrNotFound) {
+		if _, _, err := s.Get(ctx, key); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("after a refused write, Get: %v, want ErrNotFound", err)
 		}
-		v1 := mustApply(t, s, Write{Binding: bind(key, "https://example.org/1"), Create: true, By: "k"})
-		if _, err := s.Apply(ctx, Write{Binding: bind(key, "https://example.org/2"), Create: true, By: "k"}); !errors.Is(err, ErrPrecondition) {
+		v1 := MustApply(t, s, store.Write{Binding: bind(key, "https://example.org/1"), Create: true, By: "k"})
+		if _, err := s.Apply(ctx, store.Write{Binding: bind(key, "https://example.org/2"), Create: true, By: "k"}); !errors.Is(err, store.ErrPrecondition) {
 			t.Errorf("Create on a bound key: %v, want ErrPrecondition", err)
 		}
-		if _, err := s.Apply(ctx, Write{Binding: bind(key, "https://example.org/3"), IfVersion: 2, By: "k"}); !errors.Is(err, ErrPrecondition) {
+		if _, err := s.Apply(ctx, store.Write{Binding: bind(key, "https://example.org/3"), IfVersion: 2, By: "k"}); !errors.Is(err, store.ErrPrecondition) {
 			t.Errorf("IfVersion 2 on version 1: %v, want ErrPrecondition", err)
 		}
 		got, hist, err := s.Get(ctx, key)
@@ -93,21 +95,21 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 	t.Run("a withdrawn identifier never changes again", func(t *testing.T) {
 		s := open(t)
 		key := "ark:12345/w"
-		mustApply(t, s, Write{Binding: bind(key, "https://example.org/w"), By: "k"})
-		gone := mustApply(t, s, Write{Binding: Binding{Key: key, Status: 410, Reason: "duplicate of ark:12345/v"}, By: "k"})
+		MustApply(t, s, store.Write{Binding: bind(key, "https://example.org/w"), By: "k"})
+		gone := MustApply(t, s, store.Write{Binding: store.Binding{Key: key, Status: 410, Reason: "duplicate of ark:12345/v"}, By: "k"})
 		if gone.Status != 410 || gone.Reason != "duplicate of ark:12345/v" || gone.Version != 2 {
 			t.Fatalf("withdrawn: %+v", gone)
 		}
-		for _, w := range []Write{
+		for _, w := range []store.Write{
 			{Binding: bind(key, "https://example.org/again"), By: "k"},
 			{Binding: bind(key, "https://example.org/again"), IfVersion: 2, By: "k"},
-			{Binding: Binding{Key: key, Status: 410, Reason: "another reason"}, By: "k"},
+			{Binding: store.Binding{Key: key, Status: 410, Reason: "another reason"}, By: "k"},
 		} {
-			if _, err := s.Apply(ctx, w); !errors.Is(err, ErrWithdrawn) {
+			if _, err := s.Apply(ctx, w); !errors.Is(err, store.ErrWithdrawn) {
 				t.Errorf("Apply(%+v) on a withdrawn key: %v, want ErrWithdrawn", w, err)
 			}
 		}
-		if ok, err := s.Reserve(ctx, []Binding{{Key: key}}, "k"); err != nil || ok[0] {
+		if ok, err := s.Reserve(ctx, []store.Binding{{Key: key}}, "k"); err != nil || ok[0] {
 			t.Errorf("Reserve of a withdrawn key = %v, %v; want false", ok, err)
 		}
 		got, err := s.Lookup(ctx, []string{key})
@@ -120,13 +122,13 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 	t.Run("Get: ErrNotFound, then the history oldest first", func(t *testing.T) {
 		s := open(t)
 		key := "ark:12345/h"
-		if _, _, err := s.Get(ctx, key); !errors.Is(err, ErrNotFound) {
+		if _, _, err := s.Get(ctx, key); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("Get of an unknown key: %v, want ErrNotFound", err)
 		}
-		mustApply(t, s, Write{Binding: bind("ark:12345/other", "/o"), By: "k"})
-		v1 := mustApply(t, s, Write{Binding: bind(key, "https://example.org/1"), By: "alice"})
-		v2 := mustApply(t, s, Write{Binding: bind(key, "https://example.org/2"), By: "bob"})
-		v3 := mustApply(t, s, Write{Binding: Binding{Key: key, Status: 410, Reason: "lost"}, By: "carol"})
+		MustApply(t, s, store.Write{Binding: bind("ark:12345/other", "/o"), By: "k"})
+		v1 := MustApply(t, s, store.Write{Binding: bind(key, "https://example.org/1"), By: "alice"})
+		v2 := MustApply(t, s, store.Write{Binding: bind(key, "https://example.org/2"), By: "bob"})
+		v3 := MustApply(t, s, store.Write{Binding: store.Binding{Key: key, Status: 410, Reason: "lost"}, By: "carol"})
 		_, hist, err := s.Get(ctx, key)
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +138,7 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		}
 		want := []struct {
 			by       string
-			old, new *Binding
+			old, new *store.Binding
 		}{{"alice", nil, v1}, {"bob", v1, v2}, {"carol", v2, v3}}
 		for i, c := range hist {
 			if c.Key != key || c.By != want[i].by || c.Time.IsZero() {
@@ -158,8 +160,8 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 
 	t.Run("Reserve stores only keys that have nothing, durably", func(t *testing.T) {
 		s := open(t)
-		mustApply(t, s, Write{Binding: bind("ark:12345/taken", "https://example.org/t"), By: "k"})
-		ok, err := s.Reserve(ctx, []Binding{
+		MustApply(t, s, store.Write{Binding: bind("ark:12345/taken", "https://example.org/t"), By: "k"})
+		ok, err := s.Reserve(ctx, []store.Binding{
 			{Key: "ark:12345/new1"},
 			{Key: "ark:12345/taken", Target: "https://example.org/mine", Status: 302},
 			{Key: "ark:12345/new2", Target: "https://example.org/new2", Status: 303},
@@ -170,7 +172,7 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		if len(ok) != 3 || !ok[0] || ok[1] || !ok[2] {
 			t.Fatalf("Reserve = %v, want [true false true]", ok)
 		}
-		if again, err := s.Reserve(ctx, []Binding{{Key: "ark:12345/new1"}}, "minter"); err != nil || again[0] {
+		if again, err := s.Reserve(ctx, []store.Binding{{Key: "ark:12345/new1"}}, "minter"); err != nil || again[0] {
 			t.Errorf("Reserve of a reserved key = %v, %v; want false", again, err)
 		}
 		s = reopen(t, s)
@@ -192,7 +194,7 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 			t.Errorf("history of a reserved binding: %+v, %v", hist, err)
 		}
 		// A reserved name is bound like any other.
-		b := mustApply(t, s, Write{Binding: bind("ark:12345/new1", "https://example.org/n"), IfVersion: 1, By: "k"})
+		b := MustApply(t, s, store.Write{Binding: bind("ark:12345/new1", "https://example.org/n"), IfVersion: 1, By: "k"})
 		if b.Version != 2 {
 			t.Errorf("binding a reserved name: version %d, want 2", b.Version)
 		}
@@ -205,9 +207,9 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		var wg sync.WaitGroup
 		for c := range callers {
 			wg.Go(func() {
-				bs := make([]Binding, keys)
+				bs := make([]store.Binding, keys)
 				for i := range bs {
-					bs[i] = Binding{Key: fmt.Sprintf("ark:12345/r%d", i)}
+					bs[i] = store.Binding{Key: fmt.Sprintf("ark:12345/r%d", i)}
 				}
 				ok, err := s.Reserve(ctx, bs, fmt.Sprint("caller", c))
 				if err != nil {
@@ -273,13 +275,13 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		s := open(t)
 		keys := []string{"ark:12345/m", "ark:12345/b", "urn:isbn:1", "ark:12345/z", "ark:12345/b/c"}
 		for _, k := range keys {
-			mustApply(t, s, Write{Binding: bind(k, "/"+k), By: "k"})
+			MustApply(t, s, store.Write{Binding: bind(k, "/"+k), By: "k"})
 		}
-		if _, err := s.Reserve(ctx, []Binding{{Key: "ark:12345/reserved"}}, "k"); err != nil {
+		if _, err := s.Reserve(ctx, []store.Binding{{Key: "ark:12345/reserved"}}, "k"); err != nil {
 			t.Fatal(err)
 		}
 		var seen []string
-		if err := s.Each(ctx, func(b *Binding) error { seen = append(seen, b.Key); return nil }); err != nil {
+		if err := s.Each(ctx, func(b *store.Binding) error { seen = append(seen, b.Key); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		want := append(keys[:len(keys):len(keys)], "ark:12345/reserved")
@@ -289,7 +291,7 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		}
 		stop := errors.New("stop")
 		n := 0
-		err := s.Each(ctx, func(*Binding) error { n++; return stop })
+		err := s.Each(ctx, func(*store.Binding) error { n++; return stop })
 		if err != stop || n != 1 {
 			t.Errorf("Each stopped by fn: %v after %d calls, want stop after 1", err, n)
 		}
@@ -297,12 +299,12 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 
 	t.Run("Each walks a store of several batches once, in key order", func(t *testing.T) {
 		s := open(t)
-		n := 2*eachBatchCount + 7
-		if _, err := s.Import(ctx, benchBindings(n), "k"); err != nil {
+		n := 2*store.EachBatchCount + 7
+		if _, err := s.Import(ctx, Bindings(n), "k"); err != nil {
 			t.Fatal(err)
 		}
 		var seen []string
-		if err := s.Each(ctx, func(b *Binding) error { seen = append(seen, b.Key); return nil }); err != nil {
+		if err := s.Each(ctx, func(b *store.Binding) error { seen = append(seen, b.Key); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if len(seen) != n || !sort.StringsAreSorted(seen) || len(slices.Compact(slices.Clone(seen))) != n {
@@ -312,14 +314,14 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 
 	t.Run("Import adds a batch, skipping what is bound the same way", func(t *testing.T) {
 		s := open(t)
-		existing := mustApply(t, s, Write{Binding: bind("ark:12345/i1", "https://example.org/1"), By: "k"})
-		batch := []*Binding{
+		existing := MustApply(t, s, store.Write{Binding: bind("ark:12345/i1", "https://example.org/1"), By: "k"})
+		batch := []*store.Binding{
 			{Key: "ark:12345/i1", Target: "https://example.org/1", Status: 302},
 			{Key: "ark:12345/i2", Target: "/two", Status: 200, Meta: map[string]string{"what": "two"}},
 			{Key: "ark:12345/i2", Target: "/two", Status: 200, Meta: map[string]string{"what": "two"}},
 			{Key: "ark:12345/i3", Status: 410, Reason: "gone"},
 		}
-		n, err := s.Import(ctx, feed(batch, nil), "importer")
+		n, err := s.Import(ctx, Feed(batch, nil), "importer")
 		if err != nil || n != 2 {
 			t.Fatalf("Import = %d, %v; want 2 added", n, err)
 		}
@@ -342,8 +344,8 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 
 	t.Run("Import keeps nothing of a batch with a conflict", func(t *testing.T) {
 		s := open(t)
-		mustApply(t, s, Write{Binding: bind("ark:12345/c1", "https://example.org/1"), By: "k"})
-		for name, batch := range map[string][]*Binding{
+		MustApply(t, s, store.Write{Binding: bind("ark:12345/c1", "https://example.org/1"), By: "k"})
+		for name, batch := range map[string][]*store.Binding{
 			"with the store": {
 				{Key: "ark:12345/fresh", Target: "/f", Status: 200},
 				{Key: "ark:12345/c1", Target: "https://example.org/other", Status: 302},
@@ -353,23 +355,23 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 				{Key: "ark:12345/fresh", Target: "/g", Status: 200},
 			},
 		} {
-			_, err := s.Import(ctx, feed(batch, nil), "importer")
-			var ie *ImportError
-			if !errors.As(err, &ie) || ie.Index != 1 || !errors.Is(err, ErrConflict) {
+			_, err := s.Import(ctx, Feed(batch, nil), "importer")
+			var ie *store.ImportError
+			if !errors.As(err, &ie) || ie.Index != 1 || !errors.Is(err, store.ErrConflict) {
 				t.Errorf("conflict %s: %v, want an *ImportError at 1 wrapping ErrConflict", name, err)
 			} else if ie.Key != batch[1].Key {
 				t.Errorf("conflict %s: the error names %q, want %q", name, ie.Key, batch[1].Key)
 			}
 		}
 		bad := errors.New("the input broke")
-		if _, err := s.Import(ctx, feed([]*Binding{{Key: "ark:12345/fresh", Target: "/f", Status: 200}}, bad), "importer"); !errors.Is(err, bad) {
+		if _, err := s.Import(ctx, Feed([]*store.Binding{{Key: "ark:12345/fresh", Target: "/f", Status: 200}}, bad), "importer"); !errors.Is(err, bad) {
 			t.Errorf("an input error: %v, want it returned", err)
 		}
 		if got, _ := s.Lookup(ctx, []string{"ark:12345/fresh"}); got[0] != nil {
 			t.Errorf("a refused import kept %+v", got[0])
 		}
 		n := 0
-		_ = s.Each(ctx, func(*Binding) error { n++; return nil })
+		_ = s.Each(ctx, func(*store.Binding) error { n++; return nil })
 		if n != 1 {
 			t.Errorf("after refused imports the store holds %d bindings, want 1", n)
 		}
@@ -398,17 +400,17 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 			}
 			return false
 		}
-		mustApply(t, s, Write{Binding: bind("ark:12345/w1", "/1"), By: "k"})
+		MustApply(t, s, store.Write{Binding: bind("ark:12345/w1", "/1"), By: "k"})
 		if !heardOf("ark:12345/w1") {
 			t.Error("Apply returned before Watch heard of it")
 		}
-		if _, err := s.Reserve(ctx, []Binding{{Key: "ark:12345/w2"}}, "k"); err != nil {
+		if _, err := s.Reserve(ctx, []store.Binding{{Key: "ark:12345/w2"}}, "k"); err != nil {
 			t.Fatal(err)
 		}
 		if !heardOf("ark:12345/w2") {
 			t.Error("Reserve returned before Watch heard of it")
 		}
-		if _, err := s.Import(ctx, feed([]*Binding{{Key: "ark:12345/w3", Target: "/3", Status: 200}}, nil), "k"); err != nil {
+		if _, err := s.Import(ctx, Feed([]*store.Binding{{Key: "ark:12345/w3", Target: "/3", Status: 200}}, nil), "k"); err != nil {
 			t.Fatal(err)
 		}
 		if !heardOf("ark:12345/w3") {
@@ -418,15 +420,15 @@ func runStoreSuite(t *testing.T, open func(t *testing.T) Store, reopen func(t *t
 		mu.Lock()
 		heard = nil
 		mu.Unlock()
-		mustApply(t, s, Write{Binding: bind("ark:12345/w4", "/4"), By: "k"})
+		MustApply(t, s, store.Write{Binding: bind("ark:12345/w4", "/4"), By: "k"})
 		if heardOf("ark:12345/w4") {
 			t.Error("Watch still called after its context was done")
 		}
 	})
 }
 
-// mustApply applies w and returns the binding as stored.
-func mustApply(t *testing.T, s Store, w Write) *Binding {
+// MustApply applies w and returns the binding as stored.
+func MustApply(t *testing.T, s store.Store, w store.Write) *store.Binding {
 	t.Helper()
 	b, err := s.Apply(context.Background(), w)
 	if err != nil {
@@ -436,7 +438,7 @@ func mustApply(t *testing.T, s Store, w Write) *Binding {
 }
 
 // sameBinding fails t unless got and want hold the same binding.
-func sameBinding(t *testing.T, got, want *Binding) {
+func sameBinding(t *testing.T, got, want *store.Binding) {
 	t.Helper()
 	if got == nil || want == nil {
 		if got != want {
@@ -451,18 +453,46 @@ func sameBinding(t *testing.T, got, want *Binding) {
 	}
 }
 
-// feed returns a next function for Import that yields bs, then end
+// Feed returns a next function for Import that yields bs, then end
 // (io.EOF when end is nil).
-func feed(bs []*Binding, end error) func() (*Binding, error) {
+func Feed(bs []*store.Binding, end error) func() (*store.Binding, error) {
 	if end == nil {
 		end = io.EOF
 	}
-	return func() (*Binding, error) {
+	return func() (*store.Binding, error) {
 		if len(bs) == 0 {
 			return nil, end
 		}
 		b := bs[0]
 		bs = bs[1:]
 		return b, nil
+	}
+}
+
+// keyDigits are the digits of the names Key makes: Noid's betanumeric
+// alphabet, as minters use it.
+const keyDigits = "0123456789bcdfghjkmnpqrstvwxz"
+
+// Key is the i-th of a sequence of distinct ARKs shaped like minted
+// ones, made without remembering the others.
+func Key(i int) string {
+	blade := []byte("00000000")
+	for p := len(blade) - 1; p >= 0 && i > 0; p-- {
+		blade[p] = keyDigits[i%len(keyDigits)]
+		i /= len(keyDigits)
+	}
+	return "ark:12345/x5" + string(blade)
+}
+
+// Bindings feeds Import n redirect bindings.
+func Bindings(n int) func() (*store.Binding, error) {
+	i := 0
+	return func() (*store.Binding, error) {
+		if i == n {
+			return nil, io.EOF
+		}
+		k := Key(i)
+		i++
+		return &store.Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
 	}
 }
