@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"io"
 	"net/http"
 	"os"
@@ -38,7 +39,7 @@ func startCaddyProcess(t *testing.T, db, table string) *caddyProcess {
 	}
 	p := &caddyProcess{cmd: cmd, site: &apiSite{site: &site{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port)}, db: db, table: table}}
 	t.Cleanup(func() { p.kill() })
-	waitFor(t, "the caddy process to answer", func() bool {
+	testkit.WaitFor(t, "the caddy process to answer", func() bool {
 		req, _ := http.NewRequest("GET", p.site.base+"/api/ark/export", nil)
 		req.Header.Set("Authorization", "Bearer reader-secret")
 		resp, err := client.Do(req)

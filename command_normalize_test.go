@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 )
@@ -212,7 +213,7 @@ func caddyBinary(t *testing.T) string {
 // PostgreSQL cluster.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	removeSharedPostgres()
+	testkit.RemoveSharedPostgres()
 	if caddyBin != "" {
 		os.RemoveAll(filepath.Dir(caddyBin))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -234,7 +235,7 @@ func TestCaddyServesAndSwapsACompiledTable(t *testing.T) {
 		t.Errorf("absent: %d", got.status)
 	}
 	compileVersion(2)
-	waitFor(t, "the swap", func() bool { return len(logEntries(t, s.log, swappedIn)) == 1 })
+	testkit.WaitFor(t, "the swap", func() bool { return len(logEntries(t, s.log, swappedIn)) == 1 })
 	if got := s.get("/ark:12345/x5wf6789"); got.location != "https://repo.example.org/v2" {
 		t.Errorf("v2: %q", got.location)
 	}
@@ -246,7 +247,7 @@ func TestCaddyServesAndSwapsACompiledTable(t *testing.T) {
 	}
 	data[len(data)-10] ^= 1
 	replaceFile(t, path, string(data))
-	waitFor(t, "the refusal", func() bool { return len(logEntries(t, s.log, notReloaded)) == 1 })
+	testkit.WaitFor(t, "the refusal", func() bool { return len(logEntries(t, s.log, notReloaded)) == 1 })
 	if got := s.get("/ark:12345/x5wf6789"); got.location != "https://repo.example.org/v2" {
 		t.Errorf("after a damaged version: %q", got.location)
 	}
@@ -304,7 +305,7 @@ func TestCaddyAnswers503ForACompiledTableDamagedInPlace(t *testing.T) {
 	unreadableAnswer("/ark:12345/t")
 	unreadableAnswer("/ark:12345/nope")
 
-	waitFor(t, "the damage to be logged", func() bool { return len(logEntries(t, s.log, damagedTableLog)) > 0 })
+	testkit.WaitFor(t, "the damage to be logged", func() bool { return len(logEntries(t, s.log, damagedTableLog)) > 0 })
 	if logged := logEntries(t, s.log, damagedTableLog); len(logged) != 1 || logged[0]["file"] != path {
 		t.Errorf("logged %d times: %v; want once, with the file", len(logged), logged)
 	}

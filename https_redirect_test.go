@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -47,7 +48,7 @@ http://localhost {
 	}
 	t.Cleanup(func() { _ = caddy.Stop() })
 	t.Cleanup(func() {
-		waitFor(t, "the local certificate to be stored", func() bool {
+		testkit.WaitFor(t, "the local certificate to be stored", func() bool {
 			_, err := os.Stat(filepath.Join(storage, "certificates", "local", "localhost", "localhost.json"))
 			return err == nil
 		})

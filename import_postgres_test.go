@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"go.uber.org/zap"
 )
 
@@ -13,7 +14,7 @@ import (
 // keeps its reason, importing again adds nothing, and a list that
 // conflicts with the store, or has a bad line, keeps nothing.
 func TestImportIntoPostgres(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	_, stderr, err := runArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", "testdata/import/ezid.csv")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)

@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"path/filepath"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestLogsTableLoadsResolutionsAndAccessLogFields(t *testing.T) {
 			t.Fatalf("%s: %d, want %d", r.path, got.status, r.status)
 		}
 	}
-	waitFor(t, "the access log", func() bool { return len(logEntries(t, access, "handled request")) == len(requests) })
+	testkit.WaitFor(t, "the access log", func() bool { return len(logEntries(t, access, "handled request")) == len(requests) })
 	resolved := logEntries(t, s.log, "resolved")
 	if len(resolved) != len(requests) {
 		t.Fatalf("%d resolutions logged, want %d", len(resolved), len(requests))

@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"os"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 	// A hit needs the entry stored, which ristretto does asynchronously.
 	// An ARK in normal form is answered from the table without the cache:
 	// a repaired spelling goes through it.
-	waitFor(t, "a cache hit", func() bool {
+	testkit.WaitFor(t, "a cache hit", func() bool {
 		s.get("/ark:/12345/x5-wf6789")
 		want[outcomeInPlace]++
 		return s.metrics()["caddy_ark_cache_hits_total"] > before["caddy_ark_cache_hits_total"]

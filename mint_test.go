@@ -8,31 +8,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
-	"github.com/caddyserver/caddy/v2"
 )
-
-// provisioned returns h provisioned in a Caddy context of its own, as a
-// config would, cleaned up when t ends.
-func provisioned(t testing.TB, h *Handler) *Handler {
-	t.Helper()
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	if err := h.Provision(ctx); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = h.Cleanup()
-		cancel()
-	})
-	return h
-}
 
 // mintHandler is a handler with the bolt store at a new file and minters.
 func mintHandler(t testing.TB, tables []string, ms ...Minter) *Handler {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "store.db")
-	return provisioned(t, &Handler{NAANs: []string{"12345"}, Tables: tables, Minters: ms,
+	return testkit.Provision(t, &Handler{NAANs: []string{"12345"}, Tables: tables, Minters: ms,
 		StoreRaw: []byte(`{"backend":"bolt","path":"` + path + `"}`)})
 }
 
@@ -145,7 +129,7 @@ func TestMintConcurrent(t *testing.T) {
 
 func TestTableSource(t *testing.T) {
 	table := writeTable(t, []Entry{{ID: "ark:12345/a", Target: "/a"}, {ID: "ark:/12345/b-1", Target: "/b"}})
-	h := provisioned(t, &Handler{Tables: []string{table}, Entries: []Entry{{ID: "ark:12345/c", Target: "/c", Source: "Caddyfile:7"}}})
+	h := testkit.Provision(t, &Handler{Tables: []string{table}, Entries: []Entry{{ID: "ark:12345/c", Target: "/c", Source: "Caddyfile:7"}}})
 	for key, want := range map[string]string{
 		"ark:12345/b1": table + " entry 1",
 		"ark:12345/c":  "the map at Caddyfile:7",

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 )
@@ -119,18 +118,6 @@ func logEntries(t *testing.T, path, msg string) []map[string]any {
 		}
 	}
 	return entries
-}
-
-// waitFor polls cond until it holds, failing the test with what after a
-// generous deadline: the tests wait for conditions, never for a time.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // replaceFile writes content to path the way editors save: to a temporary

@@ -4,6 +4,7 @@ package ark
 
 import (
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestTablesMustBeRegularFiles(t *testing.T) {
 	if err := os.Rename(renamed, path); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the refusal", func() bool {
+	testkit.WaitFor(t, "the refusal", func() bool {
 		for _, e := range logEntries(t, s.log, "table not reloaded: the running table keeps serving") {
 			if strings.Contains(fmt.Sprint(e["reason"]), "a FIFO") {
 				return true

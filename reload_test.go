@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -78,7 +79,7 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 	if now := pooled(); len(now) != 1 || now[0] != first[0] {
 		t.Errorf("after %d reloads the pool holds %d tables, the first one: %v; want just the first", reloads, len(now), len(now) > 0 && now[0] == first[0])
 	}
-	waitFor(t, fmt.Sprintf("goroutines back to %d (+2)", baseline), func() bool {
+	testkit.WaitFor(t, fmt.Sprintf("goroutines back to %d (+2)", baseline), func() bool {
 		runtime.GC()
 		return runtime.NumGoroutine() <= baseline+2
 	})

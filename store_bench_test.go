@@ -3,11 +3,13 @@ package ark
 import (
 	"context"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // benchStoreHandler provisions a handler over a bolt store holding a
@@ -15,7 +17,7 @@ import (
 func benchStoreHandler(b *testing.B, keys []string, cacheSize int, ms ...Minter) *Handler {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "store.db")
-	h := provisioned(b, &Handler{NAANs: []string{"12345"}, Foreign: "404", CacheSize: cacheSize, Minters: ms,
+	h := testkit.Provision(b, &Handler{NAANs: []string{"12345"}, Foreign: "404", CacheSize: cacheSize, Minters: ms,
 		StoreRaw: []byte(`{"backend":"bolt","path":"` + path + `"}`)})
 	i := 0
 	_, err := h.Store().Import(context.Background(), func() (*store.Binding, error) {

@@ -1,6 +1,7 @@
 package ark
 
 import (
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,13 +13,13 @@ import (
 // changes nothing, and the API works again by itself once the server is
 // back.
 func TestPostgresAPIUnavailable(t *testing.T) {
-	c := startPostgres(t)
+	c := testkit.StartPostgres(t)
 	table := writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	s := &apiSite{site: startSite(t, pgSiteBody(c.createDB(t), table)), table: table}
+	s := &apiSite{site: startSite(t, pgSiteBody(c.CreateDB(t), table)), table: table}
 	if got := s.call("PUT", "/id/ark:12345/b3up", "editor", `{"target": "https://repo.example.org/up"}`); got.status != http.StatusCreated {
 		t.Fatalf("bind before the outage: %d %s", got.status, got.body)
 	}
-	if err := c.stop(); err != nil {
+	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -39,10 +40,10 @@ func TestPostgresAPIUnavailable(t *testing.T) {
 		}
 	}
 
-	if err := c.start(); err != nil {
+	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the API to answer again after the restart", func() bool {
+	testkit.WaitFor(t, "the API to answer again after the restart", func() bool {
 		return s.call("GET", "/id/ark:12345/b3up", "editor", "").status == http.StatusOK
 	})
 	r := s.lookup("ark:12345/b3up")

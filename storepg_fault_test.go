@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -22,8 +23,8 @@ import (
 // identifiers again by itself once the server is back. It logs the
 // counts and the time to recover (BENCHMARKS.md).
 func TestPostgresRestartUnderLoad(t *testing.T) {
-	c := startPostgres(t)
-	dsn := c.createDB(t)
+	c := testkit.StartPostgres(t)
+	dsn := c.CreateDB(t)
 	s := startSite(t, fmt.Sprintf(`
 	ark {
 		naan 12345
@@ -34,7 +35,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			timeout 500ms
 		}
 	}`, dsn))
-	st := openPG(t, &PostgresStore{DSN: dsn, Timeout: caddy.Duration(500 * time.Millisecond)})
+	st := testkit.Provision(t, &PostgresStore{DSN: dsn, Timeout: caddy.Duration(500 * time.Millisecond)})
 	const bound = 300
 	if _, err := st.Import(context.Background(), storetest.Bindings(bound), "test"); err != nil {
 		t.Fatal(err)
@@ -108,12 +109,12 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	time.Sleep(time.Second) // load before the outage; not an assertion
 	phase.Store(1)
 	downAt := time.Now()
-	if err := c.stop(); err != nil {
+	if err := c.Stop(); err != nil {
 		stop()
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Second) // the outage
-	if err := c.start(); err != nil {
+	if err := c.Start(); err != nil {
 		stop()
 		t.Fatal(err)
 	}

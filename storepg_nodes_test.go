@@ -2,6 +2,7 @@ package ark
 
 import (
 	"encoding/json"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"io"
 	"net/http"
 	"os"
@@ -38,7 +39,7 @@ func startPGNode(t *testing.T, dsn, table string) *apiSite {
 		_ = cmd.Wait()
 	})
 	node := &apiSite{site: &site{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port)}, table: table}
-	waitFor(t, "the caddy process to answer", func() bool {
+	testkit.WaitFor(t, "the caddy process to answer", func() bool {
 		resp, err := client.Get(node.base + "/ark:12345/t1")
 		if err != nil {
 			return false
@@ -75,7 +76,7 @@ func redirectsTo(target string) func(answer) bool {
 // other answers, though it had cached the identifier's previous answer;
 // minting on both at once never gives a name twice.
 func TestPostgresTwoNodes(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	table := writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
 	a := &apiSite{site: startSite(t, pgSiteBody(dsn, table)), table: table}
 	b := startPGNode(t, dsn, table)

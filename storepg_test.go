@@ -10,28 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
 )
-
-// openPG provisions a PostgresStore on dsn as Caddy would, and cleans it
-// up when the test ends.
-func openPG(t testing.TB, s *PostgresStore) *PostgresStore {
-	t.Helper()
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	if err := s.Provision(ctx); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.Cleanup()
-		cancel()
-	})
-	return s
-}
 
 // newNode is one more node on dsn: a backend of its own, with its own
 // connections and listener, as another Caddy process would have.
@@ -126,23 +111,23 @@ func waitListening(t *testing.T, conn *pgx.Conn, n int) {
 // TestPostgresStoreSuite runs the conformance suite, each store in a
 // schema of its own in one database.
 func TestPostgresStoreSuite(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	var schemas atomic.Int64
 	open := func(t *testing.T) store.Store {
-		return openPG(t, &PostgresStore{DSN: dsn, Schema: fmt.Sprintf("suite%d", schemas.Add(1))})
+		return testkit.Provision(t, &PostgresStore{DSN: dsn, Schema: fmt.Sprintf("suite%d", schemas.Add(1))})
 	}
 	reopen := func(t *testing.T, s store.Store) store.Store {
 		old := s.(*PostgresStore)
 		if err := old.Cleanup(); err != nil {
 			t.Fatal(err)
 		}
-		return openPG(t, &PostgresStore{DSN: dsn, Schema: old.Schema})
+		return testkit.Provision(t, &PostgresStore{DSN: dsn, Schema: old.Schema})
 	}
 	storetest.Run(t, open, reopen)
 }
 
 func TestPostgresMigrateConcurrently(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 6)
 	for i := range errs {
@@ -182,7 +167,7 @@ func TestPostgresMigrateConcurrently(t *testing.T) {
 }
 
 func TestPostgresNewerSchemaRefused(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	newNode(t, dsn)
 	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
@@ -203,7 +188,7 @@ func TestPostgresNewerSchemaRefused(t *testing.T) {
 // other, by NOTIFY, and also when the other's listener was disconnected
 // while it happened (the change sequence is read again).
 func TestPostgresWatchOtherNode(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	a, b := newNode(t, dsn), newNode(t, dsn)
 	seen, conn := watching(t, b, dsn, 2)
 	ctx := context.Background()
@@ -228,13 +213,13 @@ func TestPostgresWatchOtherNode(t *testing.T) {
 // TestPostgresUnavailable: a stopped server makes ErrUnavailable, not a
 // miss; the store answers again once the server is back, by itself.
 func TestPostgresUnavailable(t *testing.T) {
-	c := startPostgres(t)
-	s := openPG(t, &PostgresStore{DSN: c.createDB(t), Timeout: caddy.Duration(time.Second)})
+	c := testkit.StartPostgres(t)
+	s := testkit.Provision(t, &PostgresStore{DSN: c.CreateDB(t), Timeout: caddy.Duration(time.Second)})
 	ctx := context.Background()
 	if _, err := s.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/a", Target: "/a", Status: 302}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.stop(); err != nil {
+	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Lookup(ctx, []string{"ark:12345/a"}); !errors.Is(err, store.ErrUnavailable) {
@@ -243,7 +228,7 @@ func TestPostgresUnavailable(t *testing.T) {
 	if _, err := s.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/b", Target: "/b", Status: 302}}); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Apply with the server stopped: %v, want ErrUnavailable", err)
 	}
-	if err := c.start(); err != nil {
+	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Lookup(ctx, []string{"ark:12345/a"})
@@ -253,7 +238,7 @@ func TestPostgresUnavailable(t *testing.T) {
 }
 
 func TestPostgresImportConflicts(t *testing.T) {
-	s := openPG(t, &PostgresStore{DSN: sharedPostgres(t).createDB(t)})
+	s := testkit.Provision(t, &PostgresStore{DSN: testkit.SharedPostgres(t).CreateDB(t)})
 	ctx := context.Background()
 	x := store.Binding{Key: "ark:12345/x", Target: "/x", Status: 302, Meta: map[string]string{"who": "me"}}
 	y := store.Binding{Key: "ark:12345/y", Target: "/y", Status: 302}
@@ -300,7 +285,7 @@ func TestPostgresImportConflicts(t *testing.T) {
 // own connections): one wins, the others find it taken, and updates that
 // race each count one version.
 func TestPostgresConcurrentCreate(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	nodes := []*pgBackend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
 	ctx := context.Background()
 	var created, refused atomic.Int64

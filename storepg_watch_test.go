@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
 	dto "github.com/prometheus/client_model/go"
@@ -26,7 +27,7 @@ import (
 //
 // Two raw connections play another node's Apply (same statements).
 func TestPostgresWatchXmaxHole(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	b := newNode(t, dsn)
 	seen, _ := watching(t, b, dsn, 1)
 	ctx := context.Background()
@@ -71,14 +72,14 @@ func TestPostgresWatchXmaxHole(t *testing.T) {
 // and one byte more is refused at load, not at the first write.
 func TestPostgresLongestSchema(t *testing.T) {
 	schema := strings.Repeat("s", pgMaxSchemaLen)
-	s := &PostgresStore{DSN: sharedPostgres(t).createDB(t), Schema: schema}
+	s := &PostgresStore{DSN: testkit.SharedPostgres(t).CreateDB(t), Schema: schema}
 	if err := s.Validate(); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
 	if err := (&PostgresStore{DSN: s.DSN, Schema: schema + "s"}).Validate(); err == nil {
 		t.Errorf("a schema of %d bytes passed Validate", pgMaxSchemaLen+1)
 	}
-	s = openPG(t, s)
+	s = testkit.Provision(t, s)
 	ctx := context.Background()
 	if _, err := s.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/a", Target: "/a", Status: 302}, By: "t"}); err != nil {
 		t.Errorf("Apply with a %d-byte schema: %v", pgMaxSchemaLen, err)
@@ -94,8 +95,8 @@ func TestPostgresLongestSchema(t *testing.T) {
 // reconnect then too, not when its pause ends, or other nodes' changes go
 // unreported meanwhile.
 func TestPostgresListenerReconnectsWithThePool(t *testing.T) {
-	c := startPostgres(t)
-	dsn := c.createDB(t)
+	c := testkit.StartPostgres(t)
+	dsn := c.CreateDB(t)
 	a := newNode(t, dsn)
 	b, err := newPGBackend(dsn, defaultPGSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
@@ -104,15 +105,15 @@ func TestPostgresListenerReconnectsWithThePool(t *testing.T) {
 	t.Cleanup(func() { b.Destruct() })
 	seen, _ := watching(t, b, dsn, 2)
 	ctx := context.Background()
-	if err := c.stop(); err != nil {
+	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(7 * time.Second) // the outage itself: long enough for the listener's pause to reach 5s
-	if err := c.start(); err != nil {
+	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	// The server is back: b answers lookups (and caches them) at once.
-	waitFor(t, "b's pool to reach the server", func() bool {
+	testkit.WaitFor(t, "b's pool to reach the server", func() bool {
 		_, err := b.Lookup(ctx, []string{"ark:12345/k"})
 		return err == nil
 	})
@@ -201,11 +202,11 @@ func (p *stallProxy) stall() {
 // seconds, not when TCP keepalive gives up minutes later: until then the
 // node serves stale cached answers.
 func TestPostgresListenerStalled(t *testing.T) {
-	c := sharedPostgres(t)
-	dsn := c.createDB(t)
+	c := testkit.SharedPostgres(t)
+	dsn := c.CreateDB(t)
 	a := newNode(t, dsn)
-	p := newStallProxy(t, fmt.Sprintf("127.0.0.1:%d", c.port))
-	bdsn := strings.Replace(dsn, fmt.Sprintf(":%d/", c.port), fmt.Sprintf(":%d/", p.ln.Addr().(*net.TCPAddr).Port), 1)
+	p := newStallProxy(t, fmt.Sprintf("127.0.0.1:%d", c.Port))
+	bdsn := strings.Replace(dsn, fmt.Sprintf(":%d/", c.Port), fmt.Sprintf(":%d/", p.ln.Addr().(*net.TCPAddr).Port), 1)
 	b, err := newPGBackend(bdsn, defaultPGSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +237,7 @@ func TestPostgresListenerStalled(t *testing.T) {
 // that must be told of every key, or to forget everything after the
 // key's write returned.
 func TestPostgresWatchUnderConcurrentWriters(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	writers := []*pgBackend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
 	b := newNode(t, dsn)
 	var (
@@ -291,7 +292,7 @@ func TestPostgresWatchUnderConcurrentWriters(t *testing.T) {
 		return false
 	}
 	var missed []string
-	waitFor(t, "every change to be reported", func() bool {
+	testkit.WaitFor(t, "every change to be reported", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		missed = missed[:0]
@@ -311,7 +312,7 @@ func TestPostgresWatchUnderConcurrentWriters(t *testing.T) {
 // run as a role that may only read and write the store's tables: its
 // start finds the schema current and needs no CREATE on the database.
 func TestPostgresTableOnlyRole(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	newNode(t, dsn) // the owner migrates
 	admin, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
@@ -349,7 +350,7 @@ func TestPostgresTableOnlyRole(t *testing.T) {
 // answers ErrUnavailable saying the store is busy, and the server is not
 // recorded as down: the log and caddy_ark_postgres_up say what happened.
 func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	b, err := newPGBackend(dsn, defaultPGSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
@@ -394,7 +395,7 @@ func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 // out numbers again: the node cannot tell which keys changed, so it must
 // forget everything rather than go on from its old place.
 func TestPostgresWatchForgetsAHistoryThatChanged(t *testing.T) {
-	dsn := sharedPostgres(t).createDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	a, b := newNode(t, dsn), newNode(t, dsn)
 	seen, admin := watching(t, b, dsn, 2)
 	ctx := context.Background()
@@ -417,7 +418,7 @@ func TestPostgresWatchForgetsAHistoryThatChanged(t *testing.T) {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
-	waitFor(t, "the node to forget everything", func() bool {
+	testkit.WaitFor(t, "the node to forget everything", func() bool {
 		seen.mu.Lock()
 		defer seen.mu.Unlock()
 		return seen.all > forgot

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
@@ -40,8 +41,8 @@ func benchStores(b *testing.B, fn func(b *testing.B, open func() store.Store)) {
 		})
 	})
 	b.Run("postgres", func(b *testing.B) {
-		c := sharedPostgres(b)
-		fn(b, func() store.Store { return openPG(b, &PostgresStore{DSN: c.createDB(b)}) })
+		c := testkit.SharedPostgres(b)
+		fn(b, func() store.Store { return testkit.Provision(b, &PostgresStore{DSN: c.CreateDB(b)}) })
 	})
 }
 

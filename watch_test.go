@@ -3,6 +3,7 @@ package ark
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"net/http"
 	"os"
 	"runtime"
@@ -39,7 +40,7 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 	replaceFile(t, path, tableJSON(t,
 		Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v2"},
 		Entry{ID: "ark:12345/newone", Target: "https://repo.example.org/newone"}))
-	waitFor(t, "the swap", func() bool { return len(logEntries(t, s.log, swappedIn)) == 1 })
+	testkit.WaitFor(t, "the swap", func() bool { return len(logEntries(t, s.log, swappedIn)) == 1 })
 	if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v2" {
 		t.Errorf("the old table answered after the swap: %q", got)
 	}
@@ -71,7 +72,7 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 	for i, b := range bad {
 		before := s.metrics()[tableLoads("watch", "error")]
 		b.write(t, path, b.content)
-		waitFor(t, b.name+" to be refused", func() bool { return len(logEntries(t, s.log, notReloaded)) == i+1 })
+		testkit.WaitFor(t, b.name+" to be refused", func() bool { return len(logEntries(t, s.log, notReloaded)) == i+1 })
 		e := logEntries(t, s.log, notReloaded)[i]
 		if e["level"] != "error" || e["reason"] == nil || e["reason"] == "" {
 			t.Errorf("%s: logged %v", b.name, e)
@@ -93,13 +94,13 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the removal to be refused", func() bool { return len(logEntries(t, s.log, notReloaded)) == len(bad)+1 })
+	testkit.WaitFor(t, "the removal to be refused", func() bool { return len(logEntries(t, s.log, notReloaded)) == len(bad)+1 })
 	if got := location("ark:12345/newone"); got != "https://repo.example.org/newone" {
 		t.Fatalf("after the removal: %q", got)
 	}
 
 	replaceFile(t, path, tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v3"}))
-	waitFor(t, "the swap to v3", func() bool { return len(logEntries(t, s.log, swappedIn)) == 2 })
+	testkit.WaitFor(t, "the swap to v3", func() bool { return len(logEntries(t, s.log, swappedIn)) == 2 })
 	if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v3" {
 		t.Errorf("v3: %q", got)
 	}
@@ -173,9 +174,9 @@ func TestWatchSwapsUnderLoadWithoutFailuresOrStaleAnswers(t *testing.T) {
 	const swaps = 8
 	for v := 1; v <= swaps; v++ {
 		replaceFile(t, path, version(v))
-		waitFor(t, "the swap to v"+strconv.Itoa(v), func() bool { return len(logEntries(t, s.log, swappedIn)) == v })
+		testkit.WaitFor(t, "the swap to v"+strconv.Itoa(v), func() bool { return len(logEntries(t, s.log, swappedIn)) == v })
 		raise(&seen, int64(v))
-		waitFor(t, "requests after the swap to v"+strconv.Itoa(v), func() bool { return requests.Load() > int64(v)*200 })
+		testkit.WaitFor(t, "requests after the swap to v"+strconv.Itoa(v), func() bool { return requests.Load() > int64(v)*200 })
 	}
 	close(stop)
 	wg.Wait()
@@ -187,7 +188,7 @@ func TestWatchSwapsUnderLoadWithoutFailuresOrStaleAnswers(t *testing.T) {
 	// The swapped-out resolvers' caches are closed once nothing can reach
 	// them: their goroutines end.
 	transport.CloseIdleConnections()
-	waitFor(t, "the swapped-out caches' goroutines to end", func() bool {
+	testkit.WaitFor(t, "the swapped-out caches' goroutines to end", func() bool {
 		runtime.GC()
 		return runtime.NumGoroutine() <= baseline+2
 	})

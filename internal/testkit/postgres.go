@@ -1,4 +1,4 @@
-package ark
+package testkit
 
 import (
 	"context"
@@ -18,15 +18,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// pgCluster is a throwaway PostgreSQL server for tests: a cluster made by
+// Cluster is a throwaway PostgreSQL server for tests: a cluster made by
 // initdb in a temp dir, listening on a free loopback port and on a Unix
 // socket in that dir, with trust authentication for the superuser "ark".
 // Tests run as root start it as an unprivileged user (initdb refuses
 // root).
-type pgCluster struct {
+type Cluster struct {
 	bin  string // the directory of initdb, pg_ctl, postgres
 	dir  string // the temp dir: data/, the socket, the server log
-	port int
+	Port int
 	as   string // the user the server runs as; "" for this process's
 	dbs  atomic.Int64
 }
@@ -53,10 +53,10 @@ func pgBinDir() string {
 	return ""
 }
 
-// needPostgres returns the PostgreSQL binaries' directory. Without them
+// NeedPostgres returns the PostgreSQL binaries' directory. Without them
 // the test is skipped, except under CI=true, where it fails: CI installs
 // them (.ci/run).
-func needPostgres(t testing.TB) string {
+func NeedPostgres(t testing.TB) string {
 	t.Helper()
 	bin := pgBinDir()
 	if bin == "" {
@@ -68,12 +68,12 @@ func needPostgres(t testing.TB) string {
 	return bin
 }
 
-// startPostgres initdbs and starts a cluster of its own, which is stopped
+// StartPostgres initdbs and starts a cluster of its own, which is stopped
 // and removed when the test ends. Tests that stop or restart the server
 // use it; the others share one (sharedPostgres).
-func startPostgres(t testing.TB) *pgCluster {
+func StartPostgres(t testing.TB) *Cluster {
 	t.Helper()
-	c, err := newPGCluster(needPostgres(t))
+	c, err := newPGCluster(NeedPostgres(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,15 +83,15 @@ func startPostgres(t testing.TB) *pgCluster {
 
 var shared struct {
 	once sync.Once
-	c    *pgCluster
+	c    *Cluster
 	err  error
 }
 
-// sharedPostgres returns the cluster the tests of this package share,
+// SharedPostgres returns the cluster the tests of this package share,
 // started the first time a test asks for it and removed by TestMain.
-func sharedPostgres(t testing.TB) *pgCluster {
+func SharedPostgres(t testing.TB) *Cluster {
 	t.Helper()
-	bin := needPostgres(t)
+	bin := NeedPostgres(t)
 	shared.once.Do(func() { shared.c, shared.err = newPGCluster(bin) })
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -99,16 +99,16 @@ func sharedPostgres(t testing.TB) *pgCluster {
 	return shared.c
 }
 
-// removeSharedPostgres stops and removes the shared cluster, if a test
+// RemoveSharedPostgres stops and removes the shared cluster, if a test
 // started it.
-func removeSharedPostgres() {
+func RemoveSharedPostgres() {
 	if shared.c != nil {
 		shared.c.remove()
 	}
 }
 
-func newPGCluster(bin string) (c *pgCluster, err error) {
-	c = &pgCluster{bin: bin}
+func newPGCluster(bin string) (c *Cluster, err error) {
+	c = &Cluster{bin: bin}
 	if os.Geteuid() == 0 {
 		c.as = "nobody"
 		if _, err := user.Lookup("postgres"); err == nil {
@@ -143,18 +143,18 @@ func newPGCluster(bin string) (c *pgCluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c.port = l.Addr().(*net.TCPAddr).Port
+	c.Port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	if err := c.start(); err != nil {
+	if err := c.Start(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *pgCluster) data() string { return filepath.Join(c.dir, "data") }
+func (c *Cluster) data() string { return filepath.Join(c.dir, "data") }
 
 // run runs one of the cluster's binaries as the cluster's user.
-func (c *pgCluster) run(name string, args ...string) ([]byte, error) {
+func (c *Cluster) run(name string, args ...string) ([]byte, error) {
 	path := filepath.Join(c.bin, name)
 	var cmd *exec.Cmd
 	if c.as != "" {
@@ -166,10 +166,10 @@ func (c *pgCluster) run(name string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// start starts the server and waits until it accepts connections. It
+// Start starts the server and waits until it accepts connections. It
 // keeps PostgreSQL's defaults (fsync on): the benchmarks use it too.
-func (c *pgCluster) start() error {
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", c.port, c.dir)
+func (c *Cluster) Start() error {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", c.Port, c.dir)
 	out, err := c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start")
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
@@ -178,8 +178,8 @@ func (c *pgCluster) start() error {
 	return nil
 }
 
-// stop stops the server (fast shutdown: sessions are disconnected).
-func (c *pgCluster) stop() error {
+// Stop stops the server (fast shutdown: sessions are disconnected).
+func (c *Cluster) Stop() error {
 	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "-t", "60", "stop")
 	if err != nil {
 		return fmt.Errorf("pg_ctl stop: %v\n%s", err, out)
@@ -188,21 +188,21 @@ func (c *pgCluster) stop() error {
 }
 
 // remove stops the server if it runs and deletes the cluster.
-func (c *pgCluster) remove() {
+func (c *Cluster) remove() {
 	if _, err := os.Stat(filepath.Join(c.data(), "postmaster.pid")); err == nil {
-		_ = c.stop()
+		_ = c.Stop()
 	}
 	os.RemoveAll(c.dir)
 }
 
 // dsn is the connection string of database db over loopback TCP.
-func (c *pgCluster) dsn(db string) string {
-	return fmt.Sprintf("postgres://ark@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
+func (c *Cluster) dsn(db string) string {
+	return fmt.Sprintf("postgres://ark@127.0.0.1:%d/%s?sslmode=disable", c.Port, db)
 }
 
-// createDB creates an empty database of its own for a test and returns
+// CreateDB creates an empty database of its own for a test and returns
 // its DSN.
-func (c *pgCluster) createDB(t testing.TB) string {
+func (c *Cluster) CreateDB(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), c.dbs.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -216,37 +216,4 @@ func (c *pgCluster) createDB(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return c.dsn(name)
-}
-
-// TestPGCluster checks the helper itself: a started cluster answers over
-// TCP and the Unix socket, and is gone after remove.
-func TestPGCluster(t *testing.T) {
-	c, err := newPGCluster(needPostgres(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.remove()
-	ctx := context.Background()
-	for _, dsn := range []string{
-		c.dsn("postgres"),
-		fmt.Sprintf("host=%s port=%d user=ark dbname=postgres", c.dir, c.port),
-	} {
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatalf("%s: %v", dsn, err)
-		}
-		var one int
-		if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
-			t.Errorf("%s: SELECT 1 = %d, %v", dsn, one, err)
-		}
-		conn.Close(ctx)
-	}
-	c.remove()
-	if _, err := os.Stat(c.dir); !os.IsNotExist(err) {
-		t.Errorf("cluster dir %s still there after remove: %v", c.dir, err)
-	}
-	if conn, err := pgx.Connect(ctx, c.dsn("postgres")); err == nil {
-		conn.Close(ctx)
-		t.Error("the server still answers after remove")
-	}
 }
