@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
-	"github.com/caddyserver/caddy/v2"
-	bolt "go.etcd.io/bbolt"
+	"github.com/caddy-ark/caddy-ark/store/bolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // TestAPIIfNoneMatchETag: If-Match and If-None-Match are evaluated as RFC
@@ -123,14 +124,10 @@ func TestAPIMintBindTooLongTarget(t *testing.T) {
 // bound, withdrawn or only minted.
 func storedKeys(t *testing.T, s *apiSite) []string {
 	t.Helper()
-	v, _, err := boltFiles.LoadOrNew(s.db, func() (caddy.Destructor, error) { return openBolt(s.db) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer boltFiles.Delete(s.db)
+	st := testkit.Provision(t, &bolt.Store{Path: s.db})
 	var keys []string
-	if err := v.(*boltDB).db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketBindings).ForEach(func(k, _ []byte) error {
+	if err := st.DB().View(func(tx *bbolt.Tx) error {
+		return tx.Bucket([]byte("bindings")).ForEach(func(k, _ []byte) error {
 			keys = append(keys, string(k))
 			return nil
 		})
@@ -144,13 +141,9 @@ func storedKeys(t *testing.T, s *apiSite) []string {
 // of s, through the process's shared handle.
 func damageBinding(t *testing.T, s *apiSite, key string) {
 	t.Helper()
-	v, _, err := boltFiles.LoadOrNew(s.db, func() (caddy.Destructor, error) { return openBolt(s.db) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer boltFiles.Delete(s.db)
-	if err := v.(*boltDB).db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketBindings).Put([]byte(key), []byte("{not json"))
+	st := testkit.Provision(t, &bolt.Store{Path: s.db})
+	if err := st.DB().Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket([]byte("bindings")).Put([]byte(key), []byte("{not json"))
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -16,7 +18,7 @@ import (
 // storeSite starts a site whose ark handler reads table (a path, or "")
 // and the bolt store at a new file, and returns the site and the store,
 // opened on the same file as the handler (they share one open database).
-func storeSite(t *testing.T, extra string, entries []Entry) (*site, *BoltStore) {
+func storeSite(t *testing.T, extra string, entries []Entry) (*site, *bolt.Store) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "store.db")
 	body := "\tark {\n\t\tnaan 12345\n\t\tforeign 404\n\t\tstore bolt " + path + "\n" + extra
@@ -24,7 +26,7 @@ func storeSite(t *testing.T, extra string, entries []Entry) (*site, *BoltStore) 
 		body += "\t\ttable " + writeTable(t, entries) + "\n"
 	}
 	s := startSite(t, body+"\t}\n\trespond \"next handler\" 200\n")
-	return s, openBoltStore(t, path)
+	return s, testkit.Provision(t, &bolt.Store{Path: path})
 }
 
 func TestStoreResolution(t *testing.T) {
@@ -104,7 +106,7 @@ func TestStoreUnavailable(t *testing.T) {
 	s, st := storeSite(t, "", []Entry{{ID: "ark:12345/t1", Target: "https://example.org/t1"}})
 	storetest.MustApply(t, st, store.Write{Binding: store.Binding{Key: "ark:12345/s1", Target: "https://example.org/s1", Status: 302}, By: "test"})
 	s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/s1"})
-	if err := st.db.Close(); err != nil {
+	if err := st.DB().Close(); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"/ark:12345/never-bound", "/ark:12345/never-bound?info", "/urn:isbn:1"} {
@@ -155,7 +157,7 @@ func TestStoreReload(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = caddy.Stop() })
 	// The relative path is the Caddyfile's: the test opens the same file.
-	st := openBoltStore(t, filepath.Join(dir, "store.db"))
+	st := testkit.Provision(t, &bolt.Store{Path: filepath.Join(dir, "store.db")})
 	storetest.MustApply(t, st, store.Write{Binding: store.Binding{Key: "ark:12345/r1", Target: "https://example.org/r1", Status: 302}, By: "test"})
 	for i := range 3 {
 		if err := load(body + fmt.Sprintf("\t# reload %d\n", i)); err != nil {

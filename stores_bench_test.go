@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -32,7 +33,7 @@ import (
 func benchStores(b *testing.B, fn func(b *testing.B, open func() store.Store)) {
 	b.Run("bolt", func(b *testing.B) {
 		fn(b, func() store.Store {
-			s := &BoltStore{Path: filepath.Join(b.TempDir(), "store.db")}
+			s := &bolt.Store{Path: filepath.Join(b.TempDir(), "store.db")}
 			if err := s.Provision(caddy.Context{}); err != nil {
 				b.Fatal(err)
 			}

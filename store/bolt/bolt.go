@@ -1,4 +1,4 @@
-package ark
+package bolt
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	caddy.RegisterModule(new(BoltStore))
+	caddy.RegisterModule(new(Store))
 }
 
 // boltFiles holds the open bbolt files by absolute path. bbolt locks its
@@ -46,13 +46,13 @@ const boltOpenTimeout = 5 * time.Second
 // import tells watchers to forget everything.
 const importNotifyMax = 1000
 
-// BoltStore is the embedded store: one bbolt file on this machine, the
+// Store is the embedded store: one bbolt file on this machine, the
 // default when no other store is configured. It keeps bindings, minter
 // counters and an append-only history of every change with its change
 // sequence. Every change is on disk (fsync) before it returns.
 //
 // In the Caddyfile: `store bolt [<path>]`.
-type BoltStore struct {
+type Store struct {
 	// The database file. Default: ark-store.db in Caddy's data
 	// directory. Handlers and configs naming the same file share it.
 	Path string `json:"path,omitempty"`
@@ -62,16 +62,16 @@ type BoltStore struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (*BoltStore) CaddyModule() caddy.ModuleInfo {
+func (*Store) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "ark.stores.bolt",
-		New: func() caddy.Module { return new(BoltStore) },
+		New: func() caddy.Module { return new(Store) },
 	}
 }
 
 // UnmarshalCaddyfile reads `bolt [<path>]`. A relative path is relative
 // to the Caddyfile, as table paths are.
-func (s *BoltStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the backend's name
 	if d.NextArg() {
 		s.Path = d.Val()
@@ -90,7 +90,7 @@ func (s *BoltStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // Provision opens the store file, or shares it with the configs that
 // have it open already.
-func (s *BoltStore) Provision(caddy.Context) error {
+func (s *Store) Provision(caddy.Context) error {
 	path := s.Path
 	if path == "" {
 		path = filepath.Join(caddy.AppDataDir(), "ark-store.db")
@@ -108,7 +108,7 @@ func (s *BoltStore) Provision(caddy.Context) error {
 }
 
 // Cleanup lets go of the file; the last user closes it.
-func (s *BoltStore) Cleanup() error {
+func (s *Store) Cleanup() error {
 	if s.poolKey == "" {
 		return nil
 	}
@@ -116,6 +116,11 @@ func (s *BoltStore) Cleanup() error {
 	s.poolKey, s.boltDB = "", nil
 	return err
 }
+
+// DB returns the open database, shared with every handler of the file in
+// this process: a tool or test that reads or repairs the file while Caddy
+// runs uses it, since a second open would wait on bbolt's file lock.
+func (s *Store) DB() *bolt.DB { return s.db }
 
 // boltDB is one open store file, shared through boltFiles.
 type boltDB struct {
@@ -471,8 +476,8 @@ func sameBound(a, b *store.Binding) bool {
 
 // Interface guards.
 var (
-	_ store.Store           = (*BoltStore)(nil)
-	_ caddy.Provisioner     = (*BoltStore)(nil)
-	_ caddy.CleanerUpper    = (*BoltStore)(nil)
-	_ caddyfile.Unmarshaler = (*BoltStore)(nil)
+	_ store.Store           = (*Store)(nil)
+	_ caddy.Provisioner     = (*Store)(nil)
+	_ caddy.CleanerUpper    = (*Store)(nil)
+	_ caddyfile.Unmarshaler = (*Store)(nil)
 )

@@ -1,4 +1,4 @@
-package ark
+package bolt
 
 import (
 	"path/filepath"
@@ -13,7 +13,7 @@ func TestBoltStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return openBoltStore(t, filepath.Join(t.TempDir(), "store.db"))
 	}, func(t *testing.T, s store.Store) store.Store {
-		bs := s.(*BoltStore)
+		bs := s.(*Store)
 		path := bs.Path
 		if err := bs.Cleanup(); err != nil {
 			t.Fatal(err)
@@ -23,9 +23,9 @@ func TestBoltStore(t *testing.T) {
 }
 
 // openBoltStore provisions a BoltStore on path, cleaned up when t ends.
-func openBoltStore(t *testing.T, path string) *BoltStore {
+func openBoltStore(t *testing.T, path string) *Store {
 	t.Helper()
-	s := &BoltStore{Path: path}
+	s := &Store{Path: path}
 	if err := s.Provision(caddy.Context{}); err != nil {
 		t.Fatal(err)
 	}
