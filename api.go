@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/store"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // API is the management API: identifiers minted, bound, updated and

@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"net/http"
+
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // bulkLine is one line of a bulk request: a binding, or a withdrawal.

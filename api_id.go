@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/internal/urlpath"
-	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // bindRequest is the body of PUT id/<id>, and a bulk line's binding: the

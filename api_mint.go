@@ -2,10 +2,11 @@ package ark
 
 import (
 	"errors"
-	"github.com/caddy-ark/caddy-ark/store"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // idPlaceholder stands for the new identifier in the target of a

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store/postgres"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 )
@@ -138,7 +139,7 @@ differently in the store, keeps nothing.
 	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx or auto")
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
 	cmd.Flags().String("postgres", "", "Import into the PostgreSQL store at this connection string instead of writing a table")
-	cmd.Flags().String("schema", defaultPGSchema, "With --postgres: the store's schema")
+	cmd.Flags().String("schema", postgres.DefaultSchema, "With --postgres: the store's schema")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, _ := cmd.Flags().GetString("format")
 		output, _ := cmd.Flags().GetString("output")

@@ -9,12 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/store"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // apiKeyEnv is the environment variable the API commands take their key

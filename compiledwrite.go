@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"hash/crc32"
 	"io"
 	"maps"
@@ -14,6 +13,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 )
 
 // compileStats describes a compiled table that was written.

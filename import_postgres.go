@@ -9,7 +9,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-ark/caddy-ark/store"
-	"go.uber.org/zap"
+	"github.com/caddy-ark/caddy-ark/store/postgres"
 )
 
 // importToPostgres imports what importTable makes of br straight into the
@@ -19,13 +19,7 @@ import (
 // node would. The table files of Caddy configs are not consulted: an
 // identifier they assign resolves from them whatever the store says.
 func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut io.Writer) error {
-	if schema == "" {
-		schema = defaultPGSchema
-	}
-	if !validSchemaName(schema) {
-		return fmt.Errorf("--schema %q: lowercase letters, digits and _ only", schema)
-	}
-	b, err := newPGBackend(dsn, schema, 2, defaultPGTimeout, zap.NewNop())
+	b, err := postgres.Open(dsn, schema)
 	if err != nil {
 		return err
 	}

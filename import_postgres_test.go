@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
-	"go.uber.org/zap"
+	"github.com/caddy-ark/caddy-ark/store/postgres"
 )
 
 // caddy ark import --postgres streams a list into the PostgreSQL store
@@ -22,7 +22,7 @@ func TestImportIntoPostgres(t *testing.T) {
 	if !strings.Contains(stderr, "2 added to the store") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	store, err := newPGBackend(dsn, "imp", 0, defaultPGTimeout, zap.NewNop())
+	store, err := postgres.Open(dsn, "imp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 package ark
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"path/filepath"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 func TestLogsTableLoadsResolutionsAndAccessLogFields(t *testing.T) {

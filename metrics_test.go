@@ -1,10 +1,11 @@
 package ark
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // resolutions is the series of caddy_ark_resolutions_total for outcome o.

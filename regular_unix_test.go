@@ -4,12 +4,13 @@ package ark
 
 import (
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // A table that is a FIFO, a device or a directory is refused at once, at a

@@ -1,10 +1,11 @@
 package ark
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // TestPostgresAPIUnavailable stops PostgreSQL under a site's API: every

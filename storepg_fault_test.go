@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -35,7 +36,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			timeout 500ms
 		}
 	}`, dsn))
-	st := testkit.Provision(t, &PostgresStore{DSN: dsn, Timeout: caddy.Duration(500 * time.Millisecond)})
+	st := testkit.Provision(t, &postgres.Store{DSN: dsn, Timeout: caddy.Duration(500 * time.Millisecond)})
 	const bound = 300
 	if _, err := st.Import(context.Background(), storetest.Bindings(bound), "test"); err != nil {
 		t.Fatal(err)

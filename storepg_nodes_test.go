@@ -2,7 +2,6 @@ package ark
 
 import (
 	"encoding/json"
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"io"
 	"net/http"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // pgSiteBody is an apiSite's site block with the PostgreSQL store at dsn

@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
+	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -43,7 +44,7 @@ func benchStores(b *testing.B, fn func(b *testing.B, open func() store.Store)) {
 	})
 	b.Run("postgres", func(b *testing.B) {
 		c := testkit.SharedPostgres(b)
-		fn(b, func() store.Store { return testkit.Provision(b, &PostgresStore{DSN: c.CreateDB(b)}) })
+		fn(b, func() store.Store { return testkit.Provision(b, &postgres.Store{DSN: c.CreateDB(b)}) })
 	})
 }
 

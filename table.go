@@ -3,11 +3,12 @@ package ark
 import (
 	"errors"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"hash/maphash"
 	"maps"
 	"os"
 	"sort"
+
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 )
 
 // table maps identifier keys to assignments. It is built once and never

@@ -3,7 +3,6 @@ package ark
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"net/http"
 	"os"
 	"runtime"
@@ -13,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 const (

@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -72,11 +72,11 @@ func TestPostgresWatchXmaxHole(t *testing.T) {
 // and one byte more is refused at load, not at the first write.
 func TestPostgresLongestSchema(t *testing.T) {
 	schema := strings.Repeat("s", pgMaxSchemaLen)
-	s := &PostgresStore{DSN: testkit.SharedPostgres(t).CreateDB(t), Schema: schema}
+	s := &Store{DSN: testkit.SharedPostgres(t).CreateDB(t), Schema: schema}
 	if err := s.Validate(); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
-	if err := (&PostgresStore{DSN: s.DSN, Schema: schema + "s"}).Validate(); err == nil {
+	if err := (&Store{DSN: s.DSN, Schema: schema + "s"}).Validate(); err == nil {
 		t.Errorf("a schema of %d bytes passed Validate", pgMaxSchemaLen+1)
 	}
 	s = testkit.Provision(t, s)
@@ -98,7 +98,7 @@ func TestPostgresListenerReconnectsWithThePool(t *testing.T) {
 	c := testkit.StartPostgres(t)
 	dsn := c.CreateDB(t)
 	a := newNode(t, dsn)
-	b, err := newPGBackend(dsn, defaultPGSchema, 0, time.Second, zap.NewNop())
+	b, err := newPGBackend(dsn, DefaultSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestPostgresListenerStalled(t *testing.T) {
 	a := newNode(t, dsn)
 	p := newStallProxy(t, fmt.Sprintf("127.0.0.1:%d", c.Port))
 	bdsn := strings.Replace(dsn, fmt.Sprintf(":%d/", c.Port), fmt.Sprintf(":%d/", p.ln.Addr().(*net.TCPAddr).Port), 1)
-	b, err := newPGBackend(bdsn, defaultPGSchema, 0, time.Second, zap.NewNop())
+	b, err := newPGBackend(bdsn, DefaultSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestPostgresListenerStalled(t *testing.T) {
 // key's write returned.
 func TestPostgresWatchUnderConcurrentWriters(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	writers := []*pgBackend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
+	writers := []*Backend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
 	b := newNode(t, dsn)
 	var (
 		mu       sync.Mutex
@@ -332,7 +332,7 @@ func TestPostgresTableOnlyRole(t *testing.T) {
 		}
 	}
 	rdsn := strings.Replace(dsn, "postgres://ark@", "postgres://"+role+"@", 1)
-	b, err := newPGBackend(rdsn, defaultPGSchema, 0, defaultPGTimeout, zap.NewNop())
+	b, err := newPGBackend(rdsn, DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
 	if err != nil {
 		t.Fatalf("a node as a role with the table privileges it needs: %v", err)
 	}
@@ -351,7 +351,7 @@ func TestPostgresTableOnlyRole(t *testing.T) {
 // recorded as down: the log and caddy_ark_postgres_up say what happened.
 func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	b, err := newPGBackend(dsn, defaultPGSchema, 0, time.Second, zap.NewNop())
+	b, err := newPGBackend(dsn, DefaultSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +378,7 @@ func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 		t.Errorf("Apply behind the lock: %v; want ErrUnavailable saying the store is busy", err)
 	}
 	var up dto.Metric
-	if err := pgMetrics.up.WithLabelValues(defaultPGSchema).Write(&up); err != nil {
+	if err := pgMetrics.up.WithLabelValues(DefaultSchema).Write(&up); err != nil {
 		t.Fatal(err)
 	}
 	if v := up.GetGauge().GetValue(); v != 1 {

@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"go.uber.org/zap"
 )
 
-// pgBackend is one PostgreSQL store: a connection pool, the schema, and
+// Backend is one PostgreSQL store: a connection pool, the schema, and
 // the listener that learns of other nodes' changes. PostgresStore modules
 // with the same settings share it through pgBackends.
-type pgBackend struct {
+type Backend struct {
 	pool    *pgxpool.Pool
 	schema  string
 	timeout time.Duration
@@ -33,11 +33,25 @@ type pgBackend struct {
 	watch pgWatch
 }
 
+// Open opens the PostgreSQL store at dsn, under schema (default
+// "ark"), for a tool that uses it without Caddy, such as `caddy ark import
+// --postgres`: a small pool, the default timeout, no log. The schema is
+// created or migrated as a node would. The caller closes it with Destruct.
+func Open(dsn, schema string) (*Backend, error) {
+	if schema == "" {
+		schema = DefaultSchema
+	}
+	if !validSchemaName(schema) {
+		return nil, fmt.Errorf("--schema %q: lowercase letters, digits and _ only", schema)
+	}
+	return newPGBackend(dsn, schema, 2, defaultPGTimeout, zap.NewNop())
+}
+
 // newPGBackend opens a pool on dsn and migrates the schema. A server that
 // cannot be reached yet is no error: operations fail with ErrUnavailable
 // and migrate once it answers. A schema the server refuses to create or
 // migrate is one.
-func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, logger *zap.Logger) (*pgBackend, error) {
+func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, logger *zap.Logger) (*Backend, error) {
 	cfg, err := pgPoolConfig(dsn, maxConns, timeout)
 	if err != nil {
 		return nil, err
@@ -46,7 +60,7 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 	if err != nil {
 		return nil, fmt.Errorf("store postgres: %v", err)
 	}
-	b := &pgBackend{pool: pool, schema: schema, timeout: timeout, logger: logger}
+	b := &Backend{pool: pool, schema: schema, timeout: timeout, logger: logger}
 	b.up.Store(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
 	defer cancel()
@@ -60,14 +74,14 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 
 // Destruct implements caddy.Destructor: it stops the listener and closes
 // the connections once no config uses the store.
-func (b *pgBackend) Destruct() error {
+func (b *Backend) Destruct() error {
 	b.watch.stop()
 	b.pool.Close()
 	return nil
 }
 
 // ready migrates the schema unless that was done.
-func (b *pgBackend) ready(ctx context.Context) error {
+func (b *Backend) ready(ctx context.Context) error {
 	if b.migrated.Load() {
 		return nil
 	}
@@ -89,7 +103,7 @@ func (b *pgBackend) ready(ctx context.Context) error {
 
 // op starts an operation: it bounds ctx by the store's timeout and makes
 // sure the schema is there. The caller must call cancel.
-func (b *pgBackend) op(ctx context.Context) (context.Context, context.CancelFunc, error) {
+func (b *Backend) op(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	if err := b.ready(ctx); err != nil {
 		cancel()
@@ -102,7 +116,7 @@ func (b *pgBackend) op(ctx context.Context) (context.Context, context.CancelFunc
 // server that is down, refuses connections or ran out of time makes
 // ErrUnavailable; a caller that gave up gets its own context's error. It
 // records whether the server answered.
-func (b *pgBackend) result(ctx context.Context, err error) error {
+func (b *Backend) result(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
 		b.setUp(true, nil)
@@ -147,7 +161,7 @@ func storeAnswer(err error) bool {
 }
 
 // setUp records whether the server answers, and logs the changes.
-func (b *pgBackend) setUp(up bool, err error) {
+func (b *Backend) setUp(up bool, err error) {
 	v := int32(0)
 	if up {
 		v = 1

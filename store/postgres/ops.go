@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func pgJSON(b *store.Binding) []byte {
 }
 
 // Lookup reads the bindings of keys in one query.
-func (b *pgBackend) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
+func (b *Backend) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (b *pgBackend) Lookup(ctx context.Context, keys []string) ([]*store.Binding
 }
 
 // Get reads a binding and its history from one snapshot.
-func (b *pgBackend) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
+func (b *Backend) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -118,7 +118,7 @@ func (b *pgBackend) Get(ctx context.Context, key string) (*store.Binding, []stor
 // Apply makes one change in a transaction that locks the key's row. Two
 // nodes creating the same key at once: the one whose insert finds the
 // row taken starts over and sees it.
-func (b *pgBackend) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
+func (b *Backend) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func checkWrite(old *store.Binding, w store.Write) error {
 
 // record adds the history records of changes to keys and tells the
 // listening nodes, within tx.
-func (b *pgBackend) record(ctx context.Context, tx pgx.Tx, when time.Time, by string, keys []string, olds, news [][]byte) error {
+func (b *Backend) record(ctx context.Context, tx pgx.Tx, when time.Time, by string, keys []string, olds, news [][]byte) error {
 	if _, err := tx.Exec(ctx, pgSQL(b.schema, `INSERT INTO @.history (time, key, by, old, new)
 		SELECT $1, k, $2, o, n FROM unnest($3::text[], $4::jsonb[], $5::jsonb[]) AS u(k, o, n)`),
 		when, by, keys, olds, news); err != nil {
@@ -195,7 +195,7 @@ func (b *pgBackend) record(ctx context.Context, tx pgx.Tx, when time.Time, by st
 
 // Reserve inserts the new bindings in one statement that skips the keys
 // already taken (by another node too: the primary key decides).
-func (b *pgBackend) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
+func (b *Backend) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return nil, err
@@ -259,7 +259,7 @@ func (b *pgBackend) Reserve(ctx context.Context, bs []store.Binding, by string) 
 }
 
 // Count adds n to a counter in one statement.
-func (b *pgBackend) Count(ctx context.Context, name string, n uint64) (uint64, error) {
+func (b *Backend) Count(ctx context.Context, name string, n uint64) (uint64, error) {
 	if n > math.MaxInt64 {
 		return 0, fmt.Errorf("counter %s: cannot add %d: more than a PostgreSQL bigint", name, n)
 	}
@@ -282,7 +282,7 @@ func (b *pgBackend) Count(ctx context.Context, name string, n uint64) (uint64, e
 // connection while fn writes to a client that may read slowly: a few slow
 // exports would otherwise take every connection, and lookups would get
 // 503. It is not bounded by the store's timeout.
-func (b *pgBackend) Each(ctx context.Context, fn func(*store.Binding) error) error {
+func (b *Backend) Each(ctx context.Context, fn func(*store.Binding) error) error {
 	if err := b.ready(ctx); err != nil {
 		return err
 	}

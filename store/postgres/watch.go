@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -47,7 +47,7 @@ const pgWatchPoll = time.Second
 func (*pgWatch) channel(schema string) string { return "caddy_ark." + schema }
 
 // start starts listening for b's changes.
-func (w *pgWatch) start(b *pgBackend) {
+func (w *pgWatch) start(b *Backend) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.done, w.wake = cancel, make(chan struct{}), make(chan struct{}, 1)
 	go func() {
@@ -64,7 +64,7 @@ func (w *pgWatch) stop() {
 }
 
 // Watch registers changed until ctx is done.
-func (b *pgBackend) Watch(ctx context.Context, changed func(keys []string)) {
+func (b *Backend) Watch(ctx context.Context, changed func(keys []string)) {
 	w := &b.watch
 	w.mu.Lock()
 	if w.watchers == nil {
@@ -103,7 +103,7 @@ func (w *pgWatch) reconnect() {
 // listen keeps a connection that LISTENs for changes, reconnecting after
 // a pause that grows to 5s while the server is away (cut short when the
 // pool reaches it again), until ctx is done.
-func (w *pgWatch) listen(ctx context.Context, b *pgBackend) {
+func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 	var (
 		cur     pgCursor
 		pause   = 100 * time.Millisecond
@@ -137,7 +137,7 @@ func (w *pgWatch) listen(ctx context.Context, b *pgBackend) {
 
 // session connects, listens and reads the changes until the connection
 // fails. connected is called once it listens.
-func (w *pgWatch) session(ctx context.Context, b *pgBackend, cur *pgCursor, connected func()) error {
+func (w *pgWatch) session(ctx context.Context, b *Backend, cur *pgCursor, connected func()) error {
 	cctx, cancel := context.WithTimeout(ctx, b.timeout)
 	cfg := b.pool.Config().ConnConfig.Copy()
 	cfg.RuntimeParams["application_name"] = pgListenerName

@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 
 // newNode is one more node on dsn: a backend of its own, with its own
 // connections and listener, as another Caddy process would have.
-func newNode(t testing.TB, dsn string) *pgBackend {
+func newNode(t testing.TB, dsn string) *Backend {
 	t.Helper()
-	b, err := newPGBackend(dsn, defaultPGSchema, 0, defaultPGTimeout, zap.NewNop())
+	b, err := newPGBackend(dsn, DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func (c *changes) waitFor(t *testing.T, key string) time.Duration {
 // watching watches b for the rest of the test, and waits until the
 // database at dsn has listeners change listeners listening; it returns
 // what b is told and a connection to the database, both for the test.
-func watching(t *testing.T, b *pgBackend, dsn string, listeners int) (*changes, *pgx.Conn) {
+func watching(t *testing.T, b *Backend, dsn string, listeners int) (*changes, *pgx.Conn) {
 	t.Helper()
 	seen := new(changes)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -114,14 +114,14 @@ func TestPostgresStoreSuite(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	var schemas atomic.Int64
 	open := func(t *testing.T) store.Store {
-		return testkit.Provision(t, &PostgresStore{DSN: dsn, Schema: fmt.Sprintf("suite%d", schemas.Add(1))})
+		return testkit.Provision(t, &Store{DSN: dsn, Schema: fmt.Sprintf("suite%d", schemas.Add(1))})
 	}
 	reopen := func(t *testing.T, s store.Store) store.Store {
-		old := s.(*PostgresStore)
+		old := s.(*Store)
 		if err := old.Cleanup(); err != nil {
 			t.Fatal(err)
 		}
-		return testkit.Provision(t, &PostgresStore{DSN: dsn, Schema: old.Schema})
+		return testkit.Provision(t, &Store{DSN: dsn, Schema: old.Schema})
 	}
 	storetest.Run(t, open, reopen)
 }
@@ -177,7 +177,7 @@ func TestPostgresNewerSchemaRefused(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), "UPDATE ark.schema_version SET version = version + 1"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = newPGBackend(dsn, defaultPGSchema, 0, defaultPGTimeout, zap.NewNop())
+	_, err = newPGBackend(dsn, DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
 	if err == nil || errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("opening a schema newer than the code: %v, want a refusal", err)
 	}
@@ -214,7 +214,7 @@ func TestPostgresWatchOtherNode(t *testing.T) {
 // miss; the store answers again once the server is back, by itself.
 func TestPostgresUnavailable(t *testing.T) {
 	c := testkit.StartPostgres(t)
-	s := testkit.Provision(t, &PostgresStore{DSN: c.CreateDB(t), Timeout: caddy.Duration(time.Second)})
+	s := testkit.Provision(t, &Store{DSN: c.CreateDB(t), Timeout: caddy.Duration(time.Second)})
 	ctx := context.Background()
 	if _, err := s.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/a", Target: "/a", Status: 302}}); err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func TestPostgresUnavailable(t *testing.T) {
 }
 
 func TestPostgresImportConflicts(t *testing.T) {
-	s := testkit.Provision(t, &PostgresStore{DSN: testkit.SharedPostgres(t).CreateDB(t)})
+	s := testkit.Provision(t, &Store{DSN: testkit.SharedPostgres(t).CreateDB(t)})
 	ctx := context.Background()
 	x := store.Binding{Key: "ark:12345/x", Target: "/x", Status: 302, Meta: map[string]string{"who": "me"}}
 	y := store.Binding{Key: "ark:12345/y", Target: "/y", Status: 302}
@@ -286,7 +286,7 @@ func TestPostgresImportConflicts(t *testing.T) {
 // race each count one version.
 func TestPostgresConcurrentCreate(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	nodes := []*pgBackend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
+	nodes := []*Backend{newNode(t, dsn), newNode(t, dsn), newNode(t, dsn), newNode(t, dsn)}
 	ctx := context.Background()
 	var created, refused atomic.Int64
 	var wg sync.WaitGroup

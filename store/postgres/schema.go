@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func pgSQL(schema, query string) string {
 // refused. A schema already at this code's version is left alone, without
 // a statement that needs more than reading it: a node may then run as a
 // role that may only read and write the store's tables.
-func (b *pgBackend) migrate(ctx context.Context) error {
+func (b *Backend) migrate(ctx context.Context) error {
 	var version int
 	err := b.pool.QueryRow(ctx, pgSQL(b.schema, "SELECT version FROM @.schema_version")).Scan(&version)
 	var pgErr *pgconn.PgError

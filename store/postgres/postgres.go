@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -16,17 +16,17 @@ import (
 )
 
 func init() {
-	caddy.RegisterModule(new(PostgresStore))
+	caddy.RegisterModule(new(Store))
 }
 
-// defaultPGSchema is the schema the store's tables live in by default.
-const defaultPGSchema = "ark"
+// DefaultSchema is the schema the store's tables live in by default.
+const DefaultSchema = "ark"
 
 // defaultPGTimeout bounds each operation of a PostgreSQL store: beyond it
 // the server counts as unavailable (503 for an uncached identifier).
 const defaultPGTimeout = 2 * time.Second
 
-// PostgresStore keeps identifiers in a PostgreSQL database, so that many
+// Store keeps identifiers in a PostgreSQL database, so that many
 // Caddy nodes resolve, mint and bind against one set of identifiers. It
 // creates or migrates its tables under Schema when it starts, and tells
 // the nodes of each other's changes with LISTEN/NOTIFY and a change
@@ -34,7 +34,7 @@ const defaultPGTimeout = 2 * time.Second
 //
 // When the server is down or slower than Timeout, operations fail with
 // ErrUnavailable, and the store reconnects by itself.
-type PostgresStore struct {
+type Store struct {
 	// The connection string: a URL (postgres://user:password@host:port/db)
 	// or key=value pairs, as libpq takes them, including pgxpool's
 	// pool_* settings. Placeholders such as {env.ARK_PG_DSN} are
@@ -55,15 +55,15 @@ type PostgresStore struct {
 	// Imports and exports are not bounded. Default: 2s.
 	Timeout caddy.Duration `json:"timeout,omitempty"`
 
-	key string     // the backend's key in pgBackends
-	b   *pgBackend // shared with every store of the same settings
+	key string   // the backend's key in pgBackends
+	b   *Backend // shared with every store of the same settings
 }
 
 // CaddyModule returns the Caddy module information.
-func (*PostgresStore) CaddyModule() caddy.ModuleInfo {
+func (*Store) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "ark.stores.postgres",
-		New: func() caddy.Module { return new(PostgresStore) },
+		New: func() caddy.Module { return new(Store) },
 	}
 }
 
@@ -75,14 +75,14 @@ var pgBackends = caddy.NewUsagePool()
 // runs, and creates or migrates the schema. A server that cannot be
 // reached does not fail the config: the store answers ErrUnavailable and
 // migrates when the server comes back.
-func (s *PostgresStore) Provision(ctx caddy.Context) error {
+func (s *Store) Provision(ctx caddy.Context) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
 	settings := *s
 	settings.DSN = caddy.NewReplacer().ReplaceAll(s.DSN, "")
 	if settings.Schema == "" {
-		settings.Schema = defaultPGSchema
+		settings.Schema = DefaultSchema
 	}
 	if settings.Timeout == 0 {
 		settings.Timeout = caddy.Duration(defaultPGTimeout)
@@ -98,12 +98,12 @@ func (s *PostgresStore) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	s.key, s.b = string(key), val.(*pgBackend)
+	s.key, s.b = string(key), val.(*Backend)
 	return registerPGMetrics(ctx)
 }
 
 // Validate checks the settings.
-func (s *PostgresStore) Validate() error {
+func (s *Store) Validate() error {
 	if s.DSN == "" {
 		return errors.New("store postgres: dsn is required")
 	}
@@ -142,7 +142,7 @@ func validSchemaName(name string) bool {
 }
 
 // Cleanup releases the backend; the last store using it closes it.
-func (s *PostgresStore) Cleanup() error {
+func (s *Store) Cleanup() error {
 	if s.b == nil {
 		return nil
 	}
@@ -159,7 +159,7 @@ func (s *PostgresStore) Cleanup() error {
 //		max_conns <n>
 //		timeout   <duration>
 //	}
-func (s *PostgresStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the backend's name
 	if d.NextArg() {
 		s.DSN = d.Val()
@@ -203,42 +203,42 @@ func (s *PostgresStore) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // The Store methods: each hands the call to the shared backend.
 
 // Lookup implements Store.
-func (s *PostgresStore) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
+func (s *Store) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
 	return s.b.Lookup(ctx, keys)
 }
 
 // Get implements Store.
-func (s *PostgresStore) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
+func (s *Store) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
 	return s.b.Get(ctx, key)
 }
 
 // Apply implements Store.
-func (s *PostgresStore) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
+func (s *Store) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
 	return s.b.Apply(ctx, w)
 }
 
 // Reserve implements Store.
-func (s *PostgresStore) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
+func (s *Store) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
 	return s.b.Reserve(ctx, bs, by)
 }
 
 // Count implements Store.
-func (s *PostgresStore) Count(ctx context.Context, name string, n uint64) (uint64, error) {
+func (s *Store) Count(ctx context.Context, name string, n uint64) (uint64, error) {
 	return s.b.Count(ctx, name, n)
 }
 
 // Each implements Store.
-func (s *PostgresStore) Each(ctx context.Context, fn func(*store.Binding) error) error {
+func (s *Store) Each(ctx context.Context, fn func(*store.Binding) error) error {
 	return s.b.Each(ctx, fn)
 }
 
 // Import implements Store.
-func (s *PostgresStore) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
+func (s *Store) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
 	return s.b.Import(ctx, next, by)
 }
 
 // Watch implements Store.
-func (s *PostgresStore) Watch(ctx context.Context, changed func(keys []string)) {
+func (s *Store) Watch(ctx context.Context, changed func(keys []string)) {
 	s.b.Watch(ctx, changed)
 }
 
@@ -272,9 +272,9 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.C
 
 // Interface guards
 var (
-	_ store.Store           = (*PostgresStore)(nil)
-	_ caddy.Provisioner     = (*PostgresStore)(nil)
-	_ caddy.Validator       = (*PostgresStore)(nil)
-	_ caddy.CleanerUpper    = (*PostgresStore)(nil)
-	_ caddyfile.Unmarshaler = (*PostgresStore)(nil)
+	_ store.Store           = (*Store)(nil)
+	_ caddy.Provisioner     = (*Store)(nil)
+	_ caddy.Validator       = (*Store)(nil)
+	_ caddy.CleanerUpper    = (*Store)(nil)
+	_ caddyfile.Unmarshaler = (*Store)(nil)
 )

@@ -1,4 +1,4 @@
-package ark
+package postgres
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // records, all in one transaction. It holds a lock that keeps other
 // writers out (lookups go on) while it checks and adds. It is not bounded
 // by the store's timeout.
-func (b *pgBackend) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
+func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
 	if err := b.ready(ctx); err != nil {
 		return 0, err
 	}
@@ -85,7 +85,7 @@ func (b *pgBackend) Import(ctx context.Context, next func() (*store.Binding, err
 // importConflict returns an *ImportError for the first binding of
 // ark_import that is bound differently in the store or earlier in the
 // input, or nil.
-func (b *pgBackend) importConflict(ctx context.Context, tx pgx.Tx) error {
+func (b *Backend) importConflict(ctx context.Context, tx pgx.Tx) error {
 	var (
 		idx int64
 		key string
