@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/dgraph-io/ristretto/v2"
 )
 
@@ -55,9 +56,9 @@ func (rc *resolutionCache) get(core string) (res *resolution, ok bool) {
 	}
 	rc.mu.RUnlock()
 	if ok {
-		arkMetrics.cacheHits.Inc()
+		metrics.Counters.CacheHits.Inc()
 	} else {
-		arkMetrics.cacheMisses.Inc()
+		metrics.Counters.CacheMisses.Inc()
 	}
 	return res, ok
 }

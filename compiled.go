@@ -79,6 +79,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
@@ -411,7 +412,7 @@ func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
 
 // reportDamage counts a lookup that found t damaged, and logs the first.
 func (t *compiledTable) reportDamage() {
-	arkMetrics.tableDamaged.Inc()
+	metrics.Counters.TableDamaged.Inc()
 	if t.damaged.CompareAndSwap(false, true) {
 		caddy.Log().Named("http.handlers.ark").Error("compiled table damaged or changed in place while mapped: identifiers it may hold answer 503 until a good file is renamed over it and reloaded",
 			zap.String("file", t.path))

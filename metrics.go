@@ -4,108 +4,21 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 )
-
-// The Prometheus metrics of the ark handlers, on the registry of each
-// config (ctx.GetMetricsRegistry(), shown at the admin endpoint's
-// /metrics). The counters live here, not in a config, and every new config
-// registers the same collectors, so their values survive config reloads.
-// Every label value is bound once, here: counting a request is one atomic
-// add.
-var arkMetrics = newMetrics()
-
-// How a table load was started: the label values of
-// caddy_ark_table_loads_total.
-const (
-	triggerConfig = iota // a config (re)load
-	triggerWatch         // the watch option saw a table file change
-	numTriggers
-)
-
-var triggerNames = [numTriggers]string{"config", "watch"}
-
-type metrics struct {
-	resolutions *prometheus.CounterVec
-	byOutcome   [numOutcomes]prometheus.Counter
-
-	cacheHits   prometheus.Counter
-	cacheMisses prometheus.Counter
-
-	tableLoads   *prometheus.CounterVec
-	minted       *prometheus.CounterVec // by shoulder
-	mintsFull    *prometheus.CounterVec // by shoulder
-	storeFails   prometheus.Counter
-	tableDamaged prometheus.Counter
-	loadsOK      [numTriggers]prometheus.Counter
-	loadsError   [numTriggers]prometheus.Counter
-}
-
-func newMetrics() *metrics {
-	const ns, sub = "caddy", "ark"
-	m := &metrics{
-		resolutions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "resolutions_total",
-			Help: "Requests for identifiers, by how they were answered.",
-		}, []string{"outcome"}),
-		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "cache_hits_total",
-			Help: "Resolutions answered from the cache.",
-		}),
-		cacheMisses: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "cache_misses_total",
-			Help: "Resolutions computed because the cache did not hold them.",
-		}),
-		tableLoads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "table_loads_total",
-			Help: "Reads of a set of table files, by what started them (config, watch) and result (ok, error). A table shared by a config reload is not read again.",
-		}, []string{"trigger", "result"}),
-		minted: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "minted_total",
-			Help: "Names minted, by shoulder.",
-		}, []string{"shoulder"}),
-		mintsFull: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "mint_exhausted_total",
-			Help: "Mint requests refused because the shoulder's template has no names left, by shoulder.",
-		}, []string{"shoulder"}),
-		storeFails: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "store_errors_total",
-			Help: "Store lookups that failed, each answered 503.",
-		}),
-		tableDamaged: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "table_damaged_total",
-			Help: "Lookups that found a compiled table damaged or shrunk while mapped, each answered 503.",
-		}),
-	}
-	for o := range outcome(numOutcomes) {
-		m.byOutcome[o] = m.resolutions.WithLabelValues(o.String())
-	}
-	for t, name := range triggerNames {
-		m.loadsOK[t] = m.tableLoads.WithLabelValues(name, "ok")
-		m.loadsError[t] = m.tableLoads.WithLabelValues(name, "error")
-	}
-	return m
-}
 
 // tableEntriesDesc describes caddy_ark_table_entries, which is collected
 // per config by an entriesCollector.
 var tableEntriesDesc = prometheus.NewDesc("caddy_ark_table_entries",
 	"Identifiers in the tables served by the config's ark handlers, each distinct table counted once.", nil, nil)
 
-// registerMetrics registers the ark metrics on the registry of a config
-// and enrolls h in the config's caddy_ark_table_entries. The registry
-// already has them when another ark handler of the config registered
-// first.
+// registerMetrics registers the ark counters on the registry of a config
+// and enrolls h in the config's caddy_ark_table_entries.
 func registerMetrics(reg *prometheus.Registry, h *Handler) (*entriesCollector, error) {
-	for _, c := range []prometheus.Collector{arkMetrics.resolutions, arkMetrics.cacheHits, arkMetrics.cacheMisses, arkMetrics.tableLoads,
-		arkMetrics.minted, arkMetrics.mintsFull, arkMetrics.storeFails, arkMetrics.tableDamaged} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) || are.ExistingCollector != c {
-				return nil, err
-			}
-		}
+	if err := metrics.Register(reg); err != nil {
+		return nil, err
 	}
 	ec := &entriesCollector{handlers: map[*Handler]struct{}{}}
 	if err := reg.Register(ec); err != nil {

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
@@ -177,9 +178,9 @@ func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, b
 	} else {
 		keys, err = mc.sequential(ctx, n)
 	}
-	arkMetrics.minted.WithLabelValues(m.shoulder).Add(float64(len(keys)))
+	metrics.Counters.Minted.WithLabelValues(m.shoulder).Add(float64(len(keys)))
 	if errors.Is(err, ErrSpaceExhausted) {
-		arkMetrics.mintsFull.WithLabelValues(m.shoulder).Inc()
+		metrics.Counters.MintsFull.WithLabelValues(m.shoulder).Inc()
 		h.logger.Warn("a minter's names have run out", zap.String("shoulder", m.shoulder))
 	}
 	return keys, err

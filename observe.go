@@ -3,11 +3,22 @@ package ark
 import (
 	"net/http"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
+
+// resolutionsByOutcome is caddy_ark_resolutions_total with each outcome's
+// label bound once: counting a request is one atomic add.
+var resolutionsByOutcome = func() (c [numOutcomes]prometheus.Counter) {
+	for o := range outcome(numOutcomes) {
+		c[o] = metrics.Counters.Resolutions.WithLabelValues(o.String())
+	}
+	return c
+}()
 
 // observe records the answer to a request for core: it counts the outcome
 // out, adds the normalized identifier and the outcome to the access log
@@ -15,7 +26,7 @@ import (
 // differs from res.outcome when the request was refused after resolution
 // (a bad query, an unsafe target).
 func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, res *resolution, out outcome, target string) {
-	arkMetrics.byOutcome[out].Inc()
+	resolutionsByOutcome[out].Inc()
 	var fields zapcore.ObjectMarshaler = res // no allocation in the common case
 	if out != res.outcome {
 		repl.Set("http.ark.outcome", out.String())

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,7 +59,7 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 		}
 	}
 	check("first config")
-	loads := counterValue(t, arkMetrics.loadsOK[triggerConfig])
+	loads := counterValue(t, metrics.Counters.LoadsOK[metrics.TriggerConfig])
 	first := pooled()
 	if len(first) != 1 {
 		t.Fatalf("%d tables in the pool, want 1", len(first))
@@ -73,7 +74,7 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 		}
 		check(fmt.Sprintf("reload %d", i))
 	}
-	if got := counterValue(t, arkMetrics.loadsOK[triggerConfig]) - loads; got != 0 {
+	if got := counterValue(t, metrics.Counters.LoadsOK[metrics.TriggerConfig]) - loads; got != 0 {
 		t.Errorf("caddy_ark_table_loads_total counted %v reads of the unchanged table in %d reloads", got, reloads)
 	}
 	if now := pooled(); len(now) != 1 || now[0] != first[0] {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
@@ -100,7 +101,7 @@ func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*assignme
 		err = fmt.Errorf("the store answered %d keys for %d", len(bs), len(keys))
 	}
 	if err != nil {
-		arkMetrics.storeFails.Inc()
+		metrics.Counters.StoreFails.Inc()
 		return nil, err
 	}
 	as := make([]*assignment, len(bs))

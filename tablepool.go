@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
@@ -112,7 +113,7 @@ func (h *Handler) openTable() (entryTable, error) {
 	for try := 1; ; try++ {
 		stamps := statFiles(h.Tables)
 		key := tableKey(h.Tables, stamps, h.live.inline)
-		t, err := h.acquireTable(key, stamps, triggerConfig)
+		t, err := h.acquireTable(key, stamps, metrics.TriggerConfig)
 		if errors.Is(err, errChanged) && try < 3 {
 			continue
 		}
@@ -151,15 +152,15 @@ func (h *Handler) readTable(stamps []fileStamp, trigger int) (entryTable, error)
 		return nil, errChanged // not a result: the file is read again once it settles
 	}
 	if err != nil {
-		arkMetrics.loadsError[trigger].Inc()
-		if trigger == triggerWatch {
+		metrics.Counters.LoadsError[trigger].Inc()
+		if trigger == metrics.TriggerWatch {
 			h.logger.Error("table not reloaded: the running table keeps serving", loadErrorFields(err)...)
 		}
 		return nil, err
 	}
-	arkMetrics.loadsOK[trigger].Inc()
+	metrics.Counters.LoadsOK[trigger].Inc()
 	h.logger.Info("table loaded",
-		zap.String("trigger", triggerNames[trigger]),
+		zap.String("trigger", metrics.TriggerNames[trigger]),
 		zap.Strings("files", h.Tables),
 		zap.Int("entries", t.len()),
 		zap.Duration("duration", time.Since(start)))

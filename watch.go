@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"go.uber.org/zap"
 )
 
@@ -78,7 +79,7 @@ func (h *Handler) watch(interval time.Duration, stop <-chan struct{}) {
 // is dropped.
 func (h *Handler) reload(stamps []fileStamp, stop <-chan struct{}) error {
 	key := tableKey(h.Tables, stamps, h.live.inline)
-	t, err := h.acquireTable(key, stamps, triggerWatch)
+	t, err := h.acquireTable(key, stamps, metrics.TriggerWatch)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,106 @@
+// Package metrics holds the process-wide caddy_ark_* counters that every
+// concern counts into: resolutions, the cache, table loads and damage,
+// minting and store failures. The counters live here, not in a config, and
+// every config registers the same collectors on its registry, so their
+// values survive config reloads. It imports nothing from this module.
+package metrics
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Counters are the process's ark counters.
+var Counters = newSet()
+
+// How a table load was started: the label values of
+// caddy_ark_table_loads_total.
+const (
+	TriggerConfig = iota // a config (re)load
+	TriggerWatch         // the watch option saw a table file change
+	NumTriggers
+)
+
+// TriggerNames are the label values of the triggers, by trigger.
+var TriggerNames = [NumTriggers]string{"config", "watch"}
+
+// Set is the set of ark counters. Every label value that is known in
+// advance is bound once: counting is one atomic add.
+type Set struct {
+	// Resolutions counts requests for identifiers by outcome; the handler
+	// binds each outcome's label once.
+	Resolutions *prometheus.CounterVec
+
+	CacheHits   prometheus.Counter // resolutions answered from the cache
+	CacheMisses prometheus.Counter // resolutions computed
+
+	TableLoads   *prometheus.CounterVec // by trigger and result
+	Minted       *prometheus.CounterVec // names minted, by shoulder
+	MintsFull    *prometheus.CounterVec // mints refused for an exhausted template, by shoulder
+	StoreFails   prometheus.Counter     // store lookups that failed
+	TableDamaged prometheus.Counter     // lookups that found a compiled table damaged
+
+	LoadsOK    [NumTriggers]prometheus.Counter // table loads that succeeded, by trigger
+	LoadsError [NumTriggers]prometheus.Counter // table loads that failed, by trigger
+}
+
+func newSet() *Set {
+	const ns, sub = "caddy", "ark"
+	m := &Set{
+		Resolutions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "resolutions_total",
+			Help: "Requests for identifiers, by how they were answered.",
+		}, []string{"outcome"}),
+		CacheHits: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "cache_hits_total",
+			Help: "Resolutions answered from the cache.",
+		}),
+		CacheMisses: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "cache_misses_total",
+			Help: "Resolutions computed because the cache did not hold them.",
+		}),
+		TableLoads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "table_loads_total",
+			Help: "Reads of a set of table files, by what started them (config, watch) and result (ok, error). A table shared by a config reload is not read again.",
+		}, []string{"trigger", "result"}),
+		Minted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "minted_total",
+			Help: "Names minted, by shoulder.",
+		}, []string{"shoulder"}),
+		MintsFull: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "mint_exhausted_total",
+			Help: "Mint requests refused because the shoulder's template has no names left, by shoulder.",
+		}, []string{"shoulder"}),
+		StoreFails: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "store_errors_total",
+			Help: "Store lookups that failed, each answered 503.",
+		}),
+		TableDamaged: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "table_damaged_total",
+			Help: "Lookups that found a compiled table damaged or shrunk while mapped, each answered 503.",
+		}),
+	}
+	for t, name := range TriggerNames {
+		m.LoadsOK[t] = m.TableLoads.WithLabelValues(name, "ok")
+		m.LoadsError[t] = m.TableLoads.WithLabelValues(name, "error")
+	}
+	return m
+}
+
+// Register registers the counters on the registry of a config. The
+// registry already has them when another ark handler of the config
+// registered first.
+func Register(reg *prometheus.Registry) error {
+	m := Counters
+	for _, c := range []prometheus.Collector{m.Resolutions, m.CacheHits, m.CacheMisses, m.TableLoads,
+		m.Minted, m.MintsFull, m.StoreFails, m.TableDamaged} {
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) || are.ExistingCollector != c {
+				return err
+			}
+		}
+	}
+	return nil
+}
