@@ -11,8 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
@@ -247,6 +249,89 @@ func TestReadmeGoSamplesAreExamples(t *testing.T) {
 	for _, f := range docFences(t, "go") {
 		if !examples[f.body] {
 			t.Errorf("%s: the Go sample is not the body of an Example function in an example_test.go file", f.where())
+		}
+	}
+}
+
+// mdLink is a Markdown link or image target: ](target) or ](target "title").
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+
+// headingAnchors returns the anchors GitHub gives the headings of the
+// Markdown file at path (outside code blocks).
+func headingAnchors(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	inFence := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " "), "```") {
+			inFence = !inFence
+			continue
+		}
+		title, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if inFence || !strings.HasPrefix(line, "#") || !ok {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", a, n)] = true
+		} else {
+			anchors[a] = true
+		}
+		seen[a]++
+	}
+	return anchors
+}
+
+// Every relative link of README.md and docs/ names a file of the
+// repository, and a heading of it when it has a #fragment: moving a
+// section from one page to another must move its links too.
+func TestDocsLinksResolve(t *testing.T) {
+	for _, file := range docFiles(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inFence := false
+		for n, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimLeft(line, " "), "```") {
+				inFence = !inFence
+			}
+			if inFence {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path, fragment, _ := strings.Cut(target, "#")
+				if path == "" {
+					path = file
+				} else {
+					path = filepath.Join(filepath.Dir(file), path)
+				}
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("%s:%d: the link %q names no file: %v", file, n+1, target, err)
+					continue
+				}
+				if fragment != "" && !headingAnchors(t, path)[fragment] {
+					t.Errorf("%s:%d: the link %q names no heading of %s", file, n+1, target, path)
+				}
+			}
 		}
 	}
 }
