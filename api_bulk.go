@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // bulkLine is one line of a bulk request: a binding, or a withdrawal.
@@ -29,7 +30,7 @@ type bulkResult struct {
 }
 
 // maxBulkLine bounds one line of a bulk request.
-const maxBulkLine = maxBindBody + maxIDBytes + 1024
+const maxBulkLine = maxBindBody + table.MaxIDBytes + 1024
 
 // bulk answers POST bulk: NDJSON in, one result line out for each line in
 // (blank lines skipped), numbered as the input's lines are, as soon as its

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // bulkResults decodes the result lines of a bulk answer.
@@ -73,7 +76,7 @@ func TestAPIBulkPartialFailure(t *testing.T) {
 }
 
 func TestAPIBulkBodyBound(t *testing.T) {
-	s2 := &apiSite{db: filepath.Join(t.TempDir(), "ark.db"), table: writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "/t1"}})}
+	s2 := &apiSite{db: filepath.Join(t.TempDir(), "ark.db"), table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "/t1"}})}
 	s2.site = startSite(t, strings.Replace(apiSiteBody(s2.db, s2.table, ""), "api /api/ark {", "api /api/ark {\n\t\t\tmax_body 200", 1))
 	line := `{"op": "bind", "id": "ark:12345/x5c1", "target": "https://repo.example.org/c"}` + "\n"
 	got := s2.call("POST", "/bulk", "editor", line+line+line)
@@ -92,18 +95,18 @@ func TestAPIExportImport(t *testing.T) {
 	if got.status != http.StatusOK {
 		t.Fatalf("export: %d %s", got.status, got.body)
 	}
-	exported := writeFile(t, "export.json", got.body)
-	tbl, err := loadTable([]string{exported}, nil)
-	if err != nil || tbl.len() != 3 {
+	exported := testkit.WriteFile(t, "export.json", got.body)
+	tbl, err := table.Load([]string{exported}, nil)
+	if err != nil || tbl.Len() != 3 {
 		t.Fatalf("the export does not load as a table: %v\n%s", err, got.body)
 	}
-	if a, _ := tbl.lookup("ark:12345/x5e1"); a.status != 307 || a.meta["who"] != "W" {
+	if a, _ := tbl.Lookup("ark:12345/x5e1"); a.Status != 307 || a.Meta["who"] != "W" {
 		t.Errorf("exported x5e1: %+v", a)
 	}
-	if a, _ := tbl.lookup("ark:12345/e2"); a.passthrough {
+	if a, _ := tbl.Lookup("ark:12345/e2"); a.Passthrough {
 		t.Errorf("exported e2 passes through")
 	}
-	if a, _ := tbl.lookup("ark:12345/x5e3"); a.status != 410 || a.meta[withdrawnMeta] != "Gone for good" {
+	if a, _ := tbl.Lookup("ark:12345/x5e3"); a.Status != 410 || a.Meta[withdrawnMeta] != "Gone for good" {
 		t.Errorf("exported x5e3: %+v", a)
 	}
 	if got := s.call("GET", "/export", "x5", ""); strings.Contains(got.body, "ark:12345/e2") || !strings.Contains(got.body, "ark:12345/x5e1") {

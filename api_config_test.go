@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 func TestAPIKeyFile(t *testing.T) {
-	keys := writeFile(t, "keys.txt", "# name hash scopes\n\ncatalog "+keyHash("catalog-secret")+" read:ark:12345/x5 write:ark:12345/x5c\n")
+	keys := testkit.WriteFile(t, "keys.txt", "# name hash scopes\n\ncatalog "+keyHash("catalog-secret")+" read:ark:12345/x5 write:ark:12345/x5c\n")
 	db := filepath.Join(t.TempDir(), "ark.db")
 	s := &apiSite{site: startSite(t, `
 	ark {
@@ -37,7 +39,7 @@ func TestAPIKeyFile(t *testing.T) {
 
 func TestAPIConfigRefused(t *testing.T) {
 	s := startSite(t, `respond "first" 200`)
-	badFile := writeFile(t, "keys.txt", "good "+keyHash("x")+" read:*\nbad 1234 read:*\n")
+	badFile := testkit.WriteFile(t, "keys.txt", "good "+keyHash("x")+" read:*\nbad 1234 read:*\n")
 	for _, c := range []struct{ api, want string }{
 		{`api /api/ark {
 			key editor 1234 write:ark:12345

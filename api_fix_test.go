@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
+	"github.com/caddy-ark/caddy-ark/table"
 	bbolt "go.etcd.io/bbolt"
 )
 
@@ -84,7 +85,7 @@ func TestAPIIfNoneMatchETag(t *testing.T) {
 func TestAPIMintBindTooLongTarget(t *testing.T) {
 	s := startAPISite(t, "minter ark:12345/x5 .reeddeedk\n\t\tminter ark:12345/x6 .zd")
 	base := "https://repo.example.org/"
-	n := (maxTargetBytes - len(base)) / len("ark:12345/x50")
+	n := (table.MaxTargetBytes - len(base)) / len("ark:12345/x50")
 	target := base + strings.Repeat("{id}", n)
 	got := s.call("POST", "/mint/ark:12345/x5?n=3", "editor", `{"target": "`+target+`"}`)
 	if got.status != http.StatusBadRequest || !strings.Contains(got.body, "longer than") {
@@ -96,7 +97,7 @@ func TestAPIMintBindTooLongTarget(t *testing.T) {
 
 	// An unbounded template's names grow: x60 to x69 fit a target sized
 	// for three-character names, x610 does not.
-	target = "/" + strings.Repeat("{id}", (maxTargetBytes-1)/len("ark:12345/x60"))
+	target = "/" + strings.Repeat("{id}", (table.MaxTargetBytes-1)/len("ark:12345/x60"))
 	got = s.call("POST", "/mint/ark:12345/x6?n=10", "editor", `{"target": "`+target+`"}`)
 	ids := minted(t, got)
 	if got.status != http.StatusCreated || len(ids) != 10 {

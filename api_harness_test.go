@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // The keys of the API test sites, by name: each key's secret is its name
@@ -33,14 +35,14 @@ func startAPISite(t *testing.T, more string) *apiSite {
 	t.Helper()
 	s := &apiSite{
 		db:    filepath.Join(t.TempDir(), "ark.db"),
-		table: writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}}),
+		table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}}),
 	}
 	s.site = startSite(t, apiSiteBody(s.db, s.table, more))
 	return s
 }
 
 // apiSiteBody is the site block of an apiSite.
-func apiSiteBody(db, table, more string) string {
+func apiSiteBody(db, tablePath, more string) string {
 	keys := apiKeys
 	for _, name := range []string{"editor", "reader", "x5"} {
 		keys = strings.Replace(keys, "%"+name, keyHash(name+"-secret"), 1)
@@ -48,7 +50,7 @@ func apiSiteBody(db, table, more string) string {
 	return `
 	ark {
 		naan 12345
-		table ` + table + `
+		table ` + tablePath + `
 		store bolt ` + db + `
 		api /api/ark {` + keys + `
 		}

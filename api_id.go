@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // bindRequest is the body of PUT id/<id>, and a bulk line's binding: the
@@ -26,7 +27,7 @@ type bindRequest struct {
 
 // maxBindBody bounds the body of one binding: the largest target and
 // metadata an entry may have, with room for JSON escapes.
-const maxBindBody = 4 * (maxTargetBytes + maxMetaKeys*(maxMetaKeyBytes+maxMetaValueBytes))
+const maxBindBody = 4 * (table.MaxTargetBytes + table.MaxMetaKeys*(table.MaxMetaKeyBytes+table.MaxMetaValueBytes))
 
 // serveID answers GET and PUT id/<id>.
 func (c *apiCall) serveID(raw string) error {
@@ -44,7 +45,7 @@ func (c *apiCall) serveID(raw string) error {
 // may read it, or write it, and that the store may hold it: an identifier
 // of this site that no table assigns.
 func (c *apiCall) managedKey(raw string, write bool) (string, error) {
-	key, naan, err := assignableKey(raw)
+	key, naan, err := table.AssignableKey(raw)
 	if err != nil {
 		return "", refuse(http.StatusBadRequest, "%v", err)
 	}
@@ -62,7 +63,7 @@ func (c *apiCall) managedKey(raw string, write bool) (string, error) {
 		}
 		return "", refuse(http.StatusForbidden, "key %s may not %s %s", c.key.name, access, key)
 	}
-	if by, ok := c.rs.table.sourceOf(key); ok {
+	if by, ok := c.rs.table.SourceOf(key); ok {
 		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)
 	}
 	return key, nil
@@ -124,12 +125,12 @@ func (c *apiCall) binding(key string, req *bindRequest) (*store.Binding, error) 
 	if req.Status == http.StatusGone {
 		return nil, refuse(http.StatusBadRequest, "%s: status 410: withdraw an identifier with POST withdraw/<id> and a reason", key)
 	}
-	e := Entry{ID: key, Target: req.Target, Status: req.Status, Passthrough: req.Passthrough, Meta: req.Meta}
-	_, _, a, err := e.compile()
+	e := table.Entry{ID: key, Target: req.Target, Status: req.Status, Passthrough: req.Passthrough, Meta: req.Meta}
+	_, _, a, err := e.Compile()
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	return &store.Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}, nil
+	return &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}, nil
 }
 
 // precondition sets wr's precondition from If-Match and If-None-Match,
@@ -325,8 +326,8 @@ func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 	if reason == "" {
 		return nil, refuse(http.StatusBadRequest, "%s: say why it is withdrawn: {\"reason\": \"...\"}", key)
 	}
-	if len(reason) > maxMetaValueBytes {
-		return nil, refuse(http.StatusBadRequest, "%s: reason longer than %d bytes", key, maxMetaValueBytes)
+	if len(reason) > table.MaxMetaValueBytes {
+		return nil, refuse(http.StatusBadRequest, "%s: reason longer than %d bytes", key, table.MaxMetaValueBytes)
 	}
 	wr := &store.Write{Binding: store.Binding{Key: key, Status: http.StatusGone, Passthrough: true, Reason: reason}, By: c.key.name}
 	cur, _, err := c.store.Get(c.r.Context(), key)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // caddyProcess is a caddy binary running an apiSite's config in a child
@@ -26,19 +27,19 @@ type caddyProcess struct {
 
 // startCaddyProcess runs the caddy binary with an apiSite's config over db
 // and waits until its API answers.
-func startCaddyProcess(t *testing.T, db, table string) *caddyProcess {
+func startCaddyProcess(t *testing.T, db, tablePath string) *caddyProcess {
 	t.Helper()
 	bin := caddyBinary(t)
 	port := freePort(t)
 	dir := t.TempDir()
-	config := writeFile(t, "Caddyfile", globalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+apiSiteBody(db, table, "")+"\n}\n")
+	config := testkit.WriteFile(t, "Caddyfile", globalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+apiSiteBody(db, tablePath, "")+"\n}\n")
 	cmd := exec.Command(bin, "run", "--config", config, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &caddyProcess{cmd: cmd, site: &apiSite{site: &site{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port)}, db: db, table: table}}
+	p := &caddyProcess{cmd: cmd, site: &apiSite{site: &site{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port)}, db: db, table: tablePath}}
 	t.Cleanup(func() { p.kill() })
 	testkit.WaitFor(t, "the caddy process to answer", func() bool {
 		req, _ := http.NewRequest("GET", p.site.base+"/api/ark/export", nil)
@@ -64,8 +65,8 @@ func (p *caddyProcess) kill() {
 
 func TestKill9DuringBulkKeepsAcknowledgedLines(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "ark.db")
-	table := writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "/t1"}})
-	p := startCaddyProcess(t, db, table)
+	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "/t1"}})
+	p := startCaddyProcess(t, db, tablePath)
 
 	const lines, killAfter = 100000, 300
 	target := func(i int) string { return "https://repo.example.org/k/" + strconv.Itoa(i) }
@@ -109,7 +110,7 @@ func TestKill9DuringBulkKeepsAcknowledgedLines(t *testing.T) {
 
 	// A new process over the same file: every acknowledged line is there,
 	// and whatever else is there is whole.
-	p = startCaddyProcess(t, db, table)
+	p = startCaddyProcess(t, db, tablePath)
 	for id, i := range acknowledged {
 		r := p.site.lookup(id)
 		if r == nil || r.Binding.Target != target(i) || r.Binding.Version != 1 || len(r.History) != 1 || r.History[0].By != "editor" {
@@ -117,10 +118,10 @@ func TestKill9DuringBulkKeepsAcknowledgedLines(t *testing.T) {
 		}
 	}
 	export := p.site.call("GET", "/export", "editor", "")
-	if _, err := loadTable([]string{writeFile(t, "export.json", export.body)}, nil); export.status != http.StatusOK || err != nil {
+	if _, err := table.Load([]string{testkit.WriteFile(t, "export.json", export.body)}, nil); export.status != http.StatusOK || err != nil {
 		t.Fatalf("export after kill -9: %d %v", export.status, err)
 	}
-	var kept struct{ Entries []Entry }
+	var kept struct{ Entries []table.Entry }
 	if err := json.Unmarshal([]byte(export.body), &kept); err != nil {
 		t.Fatal(err)
 	}

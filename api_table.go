@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 	"go.uber.org/zap"
 )
 
@@ -81,8 +82,8 @@ func (h *headerOnWrite) Write(p []byte) (int, error) {
 }
 
 // exportEntry is b as a table entry.
-func exportEntry(b *store.Binding) Entry {
-	e := Entry{ID: b.Key, Target: b.Target, Status: b.Status, Meta: b.Meta}
+func exportEntry(b *store.Binding) table.Entry {
+	e := table.Entry{ID: b.Key, Target: b.Target, Status: b.Status, Meta: b.Meta}
 	if !b.Passthrough {
 		e.Passthrough = new(bool)
 	}
@@ -104,8 +105,8 @@ func (c *apiCall) importTable() error {
 		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
 	}
 	var bs []*store.Binding
-	tr := newTableReader(http.MaxBytesReader(c.w, c.r.Body, limit))
-	_, err := tr.each(func(e *Entry) error {
+	tr := table.NewReader(http.MaxBytesReader(c.w, c.r.Body, limit))
+	_, err := tr.Each(func(e *table.Entry) error {
 		b, err := c.importBinding(e)
 		if err != nil {
 			return err
@@ -120,9 +121,9 @@ func (c *apiCall) importTable() error {
 		case errors.As(err, &tooLarge):
 			return c.fail(refuse(http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, %s", formatBytes(limit)))
 		case errors.As(err, &ae):
-			return c.fail(refuse(ae.status, "line %d: entry %d: %s", tr.line, len(bs), ae.msg))
+			return c.fail(refuse(ae.status, "line %d: entry %d: %s", tr.Line, len(bs), ae.msg))
 		}
-		return c.fail(refuse(http.StatusBadRequest, "line %d: %v", tr.line, err))
+		return c.fail(refuse(http.StatusBadRequest, "line %d: %v", tr.Line, err))
 	}
 	i := 0
 	n, err := c.store.Import(c.r.Context(), func() (*store.Binding, error) {
@@ -139,7 +140,7 @@ func (c *apiCall) importTable() error {
 }
 
 // importBinding checks one entry of an imported table.
-func (c *apiCall) importBinding(e *Entry) (*store.Binding, error) {
+func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	key, err := c.managedKey(e.ID, true)
 	if err != nil {
 		return nil, err
@@ -155,11 +156,11 @@ func (c *apiCall) importBinding(e *Entry) (*store.Binding, error) {
 		e.Meta = meta
 	}
 	e.ID = key
-	_, _, a, err := e.compile()
+	_, _, a, err := e.Compile()
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	b := &store.Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
+	b := &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}
 	if b.Status == http.StatusGone {
 		b.Reason = reason
 		if b.Reason == "" {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -89,7 +90,7 @@ func BenchmarkTableLoad(b *testing.B) {
 				var before, after runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&before)
-				t, err := loadTable([]string{path}, nil)
+				t, err := table.Load([]string{path}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -117,7 +118,7 @@ func benchResolver(b *testing.B, keys []string, cacheSize int) *resolver {
 // newBenchResolver loads h's table and builds its resolver, as Provision
 // does without a Caddy context.
 func newBenchResolver(h *Handler) (*resolver, error) {
-	t, err := loadTable(h.Tables, h.Entries)
+	t, err := table.Load(h.Tables, h.Entries)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func BenchmarkResolve(b *testing.B) {
 func BenchmarkServeHTTP(b *testing.B) {
 	keys := syntheticKeys(100_000)
 	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, Foreign: "404",
-		Entries: []Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html"}}, logger: zap.NewNop()}
+		Entries: []table.Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html"}}, logger: zap.NewNop()}
 	rs, err := newBenchResolver(h)
 	if err != nil {
 		b.Fatal(err)

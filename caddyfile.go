@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -60,7 +61,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	maps := newTableBuilder(0)
+	maps := table.NewBuilder(0)
 	for d.NextBlock(0) {
 		var err error
 		switch d.Val() {
@@ -79,7 +80,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "organization":
 			err = unmarshalOne(d, &h.Organization)
 		case "max_length":
-			err = unmarshalInt(d, "max_length", &h.MaxLength, maxMaxLength, "")
+			err = unmarshalInt(d, "max_length", &h.MaxLength, table.MaxIdentifierLength, "")
 		case "cache_size":
 			err = unmarshalInt(d, "cache_size", &h.CacheSize, maxCacheSize, "off")
 		case "policy":
@@ -172,15 +173,15 @@ func (h *Handler) unmarshalTables(d *caddyfile.Dispenser) error {
 
 // unmarshalMap reads "map <id> <target> [<status>]" or "map <id> 410", with
 // an optional block of passthrough and metadata.
-func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *tableBuilder) error {
+func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *table.Builder) error {
 	at := fmt.Sprintf("%s:%d", d.File(), d.Line())
 	args := d.RemainingArgs()
-	var e Entry
+	var e table.Entry
 	switch {
 	case len(args) == 2 && args[1] == "410":
-		e = Entry{ID: args[0], Status: 410}
+		e = table.Entry{ID: args[0], Status: 410}
 	case len(args) == 2 || len(args) == 3:
-		e = Entry{ID: args[0], Target: args[1]}
+		e = table.Entry{ID: args[0], Target: args[1]}
 		if len(args) == 3 {
 			status, err := strconv.Atoi(args[2])
 			if err != nil {
@@ -214,8 +215,8 @@ func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *tableBuilder) error
 		e.Meta[key] = value
 	}
 	e.Source = at
-	maps.startSource(e.sourceName())
-	if err := maps.add(&e); err != nil {
+	maps.StartSource(e.SourceName())
+	if err := maps.Add(&e); err != nil {
 		return d.Errf("map: %v", err)
 	}
 	h.Entries = append(h.Entries, e)

@@ -3,6 +3,9 @@ package ark
 import (
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 func TestBinaryAPICommands(t *testing.T) {
@@ -41,11 +44,11 @@ func TestBinaryAPICommands(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("export: %d %q", status, errOut)
 	}
-	tbl, err := loadTable([]string{writeFile(t, "export.json", out)}, nil)
-	if err != nil || tbl.len() != 2 {
+	tbl, err := table.Load([]string{testkit.WriteFile(t, "export.json", out)}, nil)
+	if err != nil || tbl.Len() != 2 {
 		t.Fatalf("the export does not load: %v\n%s", err, out)
 	}
-	if a, _ := tbl.lookup("ark:12345/x5cli"); a.status != 410 {
+	if a, _ := tbl.Lookup("ark:12345/x5cli"); a.Status != 410 {
 		t.Errorf("exported: %+v", a)
 	}
 

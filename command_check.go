@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // checkTables checks table files as the handler would load them, and
@@ -16,7 +18,7 @@ import (
 func checkTables(paths []string, out io.Writer) error {
 	var jsonFiles []string
 	for _, path := range paths {
-		compiled, err := isCompiledTable(path)
+		compiled, err := table.IsCompiled(path)
 		if err != nil {
 			return err
 		}
@@ -31,16 +33,12 @@ func checkTables(paths []string, out io.Writer) error {
 	if len(jsonFiles) == 0 {
 		return nil
 	}
-	t, err := loadTable(jsonFiles, nil)
+	t, counts, err := table.LoadCounted(jsonFiles)
 	if err != nil {
 		return err
 	}
-	for i, s := range t.sources[:len(jsonFiles)] {
-		next := t.len()
-		if i+1 < len(t.sources) {
-			next = t.sources[i+1].first
-		}
-		fmt.Fprintf(out, "%s: %s\n", s.name, count(next-s.first, "identifier"))
+	for i, path := range jsonFiles {
+		fmt.Fprintf(out, "%s: %s\n", path, count(counts[i], "identifier"))
 	}
 	summarize(t, out)
 	return nil
@@ -48,28 +46,28 @@ func checkTables(paths []string, out io.Writer) error {
 
 // checkCompiledTable checks the compiled table at path in full.
 func checkCompiledTable(path string, out io.Writer) error {
-	t, err := openCompiledTable(path, false)
+	t, err := table.OpenCompiled(path, false)
 	if err != nil {
 		return err
 	}
-	if err := t.check(); err != nil {
+	if err := t.Check(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	fmt.Fprintf(out, "%s: compiled table, checksum ok, %s\n", path, count(t.len(), "identifier"))
+	fmt.Fprintf(out, "%s: compiled table, checksum ok, %s\n", path, count(t.Len(), "identifier"))
 	summarize(t, out)
 	return nil
 }
 
 // summarize writes what t holds: its identifiers, ARKs by NAAN, URNs, and
 // its assignments by kind.
-func summarize(t entryTable, out io.Writer) {
-	if t.len() == 0 {
+func summarize(t table.Table, out io.Writer) {
+	if t.Len() == 0 {
 		fmt.Fprintln(out, `ok: no identifiers: the table is empty ({"entries": []})`)
 		return
 	}
 	var inPlace, redirect, related, gone, urns int
-	for key, a := range t.all() {
-		switch a.status {
+	for key, a := range t.All() {
+		switch a.Status {
 		case 200:
 			inPlace++
 		case 303:
@@ -83,9 +81,9 @@ func summarize(t entryTable, out io.Writer) {
 			urns++
 		}
 	}
-	naans := t.naanList()
+	naans := t.NAANs()
 	var kinds []string
-	if arks := t.len() - urns; arks > 0 {
+	if arks := t.Len() - urns; arks > 0 {
 		under := "NAAN"
 		if len(naans) > 1 {
 			under = "NAANs"
@@ -96,7 +94,7 @@ func summarize(t entryTable, out io.Writer) {
 		kinds = append(kinds, count(urns, "URN"))
 	}
 	fmt.Fprintf(out, "ok: %s (%s): %d in place, %d redirected, %d related (303), %d withdrawn (410)\n",
-		count(t.len(), "identifier"), strings.Join(kinds, "; "), inPlace, redirect, related, gone)
+		count(t.Len(), "identifier"), strings.Join(kinds, "; "), inPlace, redirect, related, gone)
 }
 
 // count writes n and noun, in the plural unless n is 1.

@@ -6,21 +6,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // compileAll compiles the JSON table files at paths into out and writes
 // what it did to w.
 func compileAll(paths []string, out string, w io.Writer) error {
-	st, err := compileTables(paths, out)
+	st, err := table.Compile(paths, out)
 	if err != nil {
 		return err
 	}
 	per := 0.0
-	if st.distinct > 0 {
-		per = float64(st.size) / float64(st.distinct)
+	if st.Distinct > 0 {
+		per = float64(st.Size) / float64(st.Distinct)
 	}
 	fmt.Fprintf(w, "%s: %s from %d entries (%d duplicates dropped), %d bytes, %.1f bytes per identifier\n",
-		out, count(st.distinct, "identifier"), st.entries, st.entries-st.distinct, st.size, per)
+		out, count(st.Distinct, "identifier"), st.Entries, st.Entries-st.Distinct, st.Size, per)
 	return nil
 }
 
@@ -39,7 +41,7 @@ type exportedEntry struct {
 // one entry a line, in the order the entries were compiled. Compiling
 // what it writes gives the same table.
 func exportTable(path string, w io.Writer) error {
-	t, err := openCompiledTable(path, true)
+	t, err := table.OpenCompiled(path, true)
 	if err != nil {
 		return err
 	}
@@ -50,13 +52,13 @@ func exportTable(path string, w io.Writer) error {
 	bw.WriteString(`{"entries": [`)
 	first := true
 	off := false
-	werr := t.walk(func(key string, a *assignment) bool {
-		e := exportedEntry{ID: key, Target: a.target, Status: a.status}
-		if !a.passthrough {
+	werr := t.Walk(func(key string, a *table.Assignment) bool {
+		e := exportedEntry{ID: key, Target: a.Target, Status: a.Status}
+		if !a.Passthrough {
 			e.Passthrough = &off
 		}
-		if a.meta != nil {
-			e.Meta = &a.meta
+		if a.Meta != nil {
+			e.Meta = &a.Meta
 		}
 		line.Reset()
 		if err = enc.Encode(&e); err != nil {

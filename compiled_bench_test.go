@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // BenchmarkTableLookup looks up uniformly random keys of a table of
@@ -22,21 +24,21 @@ func BenchmarkTableLookup(b *testing.B) {
 	keys := syntheticKeys(n)
 	dir := b.TempDir()
 	src := writeSyntheticTable(b, dir, keys)
-	heap, err := loadTable([]string{src}, nil)
+	heap, err := table.Load([]string{src}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	out := filepath.Join(dir, "t.arkt")
-	if _, err := compileTables([]string{src}, out); err != nil {
+	if _, err := table.Compile([]string{src}, out); err != nil {
 		b.Fatal(err)
 	}
-	compiled, err := openCompiledTable(out, true) // verify reads every page: warm
+	compiled, err := table.OpenCompiled(out, true) // verify reads every page: warm
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, form := range []struct {
 		name string
-		t    entryTable
+		t    table.Table
 	}{{"heap", heap}, {"compiled", compiled}} {
 		for _, kind := range []string{"present", "absent"} {
 			b.Run(form.name+"/"+kind, func(b *testing.B) {
@@ -48,7 +50,7 @@ func BenchmarkTableLookup(b *testing.B) {
 				}
 				i := 0
 				for b.Loop() {
-					_, ok := form.t.lookup(probe[i&(len(probe)-1)])
+					_, ok := form.t.Lookup(probe[i&(len(probe)-1)])
 					if ok != (suffix == "") {
 						b.Fatal("wrong answer")
 					}

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddyserver/caddy/v2"
 )
 
 func TestBadTablesFailTheLoadAndNameTheEntry(t *testing.T) {
-	conflict := writeFile(t, "conflict.json", `{"entries": [
+	conflict := testkit.WriteFile(t, "conflict.json", `{"entries": [
   {"id": "ark:12345/x5wf6789", "target": "/a"},
   {"id": "ark:12345/b2c4d6", "target": "/b"},
   {"id": "ARK:/12345/x5-wf-6789", "target": "/a"},
@@ -24,16 +25,16 @@ func TestBadTablesFailTheLoadAndNameTheEntry(t *testing.T) {
 		want  []string
 	}{
 		"equivalent ids, different targets": {conflict, []string{conflict + ":5: entry 3", `"ark:/12345/x5wf-6789" is ark:12345/x5wf6789`, conflict + " entry 0", `"/a", not "/c"`}},
-		"permanent redirect":                {writeFile(t, "301.json", `{"entries": [{"id": "ark:12345/x", "target": "https://e.org/", "status": 301}]}`), []string{":1: entry 0", "permanent redirects"}},
-		"308 too":                           {writeFile(t, "308.json", "{\"entries\": [\n{\"id\": \"ark:12345/y\", \"target\": \"/y\"},\n{\"id\": \"ark:12345/x\", \"target\": \"https://e.org/\", \"status\": 308}]}"), []string{":3: entry 1", "permanent redirects"}},
-		"unknown status":                    {writeFile(t, "s.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "status": 299}]}`), []string{"entry 0", "status 299"}},
-		"bad target":                        {writeFile(t, "t.json", `{"entries": [{"id": "ark:12345/x", "target": "ftp://e.org/x"}]}`), []string{"entry 0", "neither a path"}},
-		"host-relative target":              {writeFile(t, "h.json", `{"entries": [{"id": "ark:12345/x", "target": "//evil.org/x"}]}`), []string{"entry 0", `starts with "//"`}},
-		"pseudo-ARK id":                     {writeFile(t, "p.json", `{"entries": [{"id": "ark:12345", "target": "/x"}]}`), []string{"entry 0", "no Name"}},
-		"NAAN 99999":                        {writeFile(t, "n.json", `{"entries": [{"id": "ark:99999/x", "target": "/x"}]}`), []string{"entry 0", "reserved for invalid ARKs"}},
-		"unknown field":                     {writeFile(t, "f.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "stauts": 302}]}`), []string{"entry 0", "stauts"}},
-		"not JSON":                          {writeFile(t, "j.json", "{\"entries\": [\n{\"id\": \"ark:12345/x\",, }]}"), []string{"j.json:2"}},
-		"no entries":                        {writeFile(t, "e.json", `{"rows": []}`), []string{`found the key "rows": a table is a JSON object {"entries": [...]}`}},
+		"permanent redirect":                {testkit.WriteFile(t, "301.json", `{"entries": [{"id": "ark:12345/x", "target": "https://e.org/", "status": 301}]}`), []string{":1: entry 0", "permanent redirects"}},
+		"308 too":                           {testkit.WriteFile(t, "308.json", "{\"entries\": [\n{\"id\": \"ark:12345/y\", \"target\": \"/y\"},\n{\"id\": \"ark:12345/x\", \"target\": \"https://e.org/\", \"status\": 308}]}"), []string{":3: entry 1", "permanent redirects"}},
+		"unknown status":                    {testkit.WriteFile(t, "s.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "status": 299}]}`), []string{"entry 0", "status 299"}},
+		"bad target":                        {testkit.WriteFile(t, "t.json", `{"entries": [{"id": "ark:12345/x", "target": "ftp://e.org/x"}]}`), []string{"entry 0", "neither a path"}},
+		"host-relative target":              {testkit.WriteFile(t, "h.json", `{"entries": [{"id": "ark:12345/x", "target": "//evil.org/x"}]}`), []string{"entry 0", `starts with "//"`}},
+		"pseudo-ARK id":                     {testkit.WriteFile(t, "p.json", `{"entries": [{"id": "ark:12345", "target": "/x"}]}`), []string{"entry 0", "no Name"}},
+		"NAAN 99999":                        {testkit.WriteFile(t, "n.json", `{"entries": [{"id": "ark:99999/x", "target": "/x"}]}`), []string{"entry 0", "reserved for invalid ARKs"}},
+		"unknown field":                     {testkit.WriteFile(t, "f.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "stauts": 302}]}`), []string{"entry 0", "stauts"}},
+		"not JSON":                          {testkit.WriteFile(t, "j.json", "{\"entries\": [\n{\"id\": \"ark:12345/x\",, }]}"), []string{"j.json:2"}},
+		"no entries":                        {testkit.WriteFile(t, "e.json", `{"rows": []}`), []string{`found the key "rows": a table is a JSON object {"entries": [...]}`}},
 		"missing file":                      {"/nonexistent/arks.json", []string{"/nonexistent/arks.json"}},
 	} {
 		s := &site{t: t}
@@ -111,7 +112,7 @@ func TestAFailedReloadKeepsTheRunningConfig(t *testing.T) {
 }
 
 func TestReloadPicksUpTableEditsAndNeverServesOldAnswers(t *testing.T) {
-	path := writeFile(t, "arks.json", `{"entries": [{"id": "ark:12345/x5wf6789", "target": "https://repo.example.org/old"}]}`)
+	path := testkit.WriteFile(t, "arks.json", `{"entries": [{"id": "ark:12345/x5wf6789", "target": "https://repo.example.org/old"}]}`)
 	body := "ark {\n\ttable " + path + "\n\tforeign 404\n}"
 	s := startSite(t, body)
 	for range 3 { // warm the cache: a repaired spelling and a miss are cached from their second request

@@ -86,7 +86,7 @@ func (h *Handler) TableSource(key string) (string, bool) {
 	if rs == nil {
 		return "", false
 	}
-	return rs.table.sourceOf(key)
+	return rs.table.SourceOf(key)
 }
 
 // unmarshalStore reads "store [<backend> [<args>...] [{ ... }]]": the

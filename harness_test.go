@@ -1,7 +1,6 @@
 package ark
 
 import (
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -164,25 +163,6 @@ func (s *site) do(method, rawPath string, header http.Header) answer {
 		s.t.Fatal(err)
 	}
 	return answer{status: resp.StatusCode, location: resp.Header.Get("Location"), body: string(body), header: resp.Header}
-}
-
-// writeTable writes entries as a table file and returns its path.
-func writeTable(t *testing.T, entries []Entry) string {
-	t.Helper()
-	data, err := json.MarshalIndent(map[string]any{"entries": entries}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return writeFile(t, "table.json", string(data))
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // testRoot is the static site the tests serve in place from.

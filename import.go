@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // importRow is one line of an import source: an assignment, a line that is
@@ -49,20 +50,20 @@ const maxImportProblems = 100
 // writes each new entry to the output as it goes.
 type importer struct {
 	name     string // the input, for messages
-	b        *tableBuilder
+	b        *table.Builder
 	out      *bufio.Writer
 	buf      bytes.Buffer  // one entry, encoded
 	enc      *json.Encoder // encodes into buf
 	errOut   io.Writer
 	problems int
 	dups     int
+	written  int // entries written to out
 	skipped  int
 }
 
 func newImporter(name string, out, errOut io.Writer) *importer {
-	im := &importer{name: name, b: newTableBuilder(0), out: bufio.NewWriter(out), errOut: errOut}
-	im.b.startSource(name)
-	im.b.t.sources[0].lines = []int32{}
+	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut}
+	im.b.StartLinedSource(name)
 	im.enc = json.NewEncoder(&im.buf)
 	im.enc.SetEscapeHTML(false)
 	return im
@@ -93,7 +94,7 @@ func (im *importer) take(row importRow) {
 		fmt.Fprintf(im.errOut, "%s:%d: skipped: %s\n", im.name, row.line, row.skip)
 		return
 	}
-	e := Entry{ID: importID(row.id), Target: row.target, Meta: row.meta}
+	e := table.Entry{ID: importID(row.id), Target: row.target, Meta: row.meta}
 	if row.status != "" {
 		n, err := strconv.Atoi(row.status)
 		if err != nil {
@@ -102,27 +103,25 @@ func (im *importer) take(row importRow) {
 		}
 		e.Status = n
 	}
-	before := im.b.t.len()
-	if err := im.b.add(&e); err != nil {
+	key, dup, err := im.b.AddLine(&e, row.line)
+	if err != nil {
 		im.problem(row.line, err)
 		return
 	}
-	src := &im.b.t.sources[0]
-	src.lines = append(src.lines, int32(row.line))
-	if im.b.t.len() == before {
+	if dup {
 		im.dups++
 		return
 	}
-	r := &im.b.t.records[before]
-	e.ID = im.b.t.arena.str(r.key, int(r.keyLen))
+	e.ID = key
 	im.buf.Reset()
 	if err := im.enc.Encode(&e); err != nil {
 		im.problem(row.line, err)
 		return
 	}
-	if before > 0 {
+	if im.written > 0 {
 		im.out.WriteString(",\n")
 	}
+	im.written++
 	im.out.WriteByte('\t')
 	im.out.Write(bytes.TrimSuffix(im.buf.Bytes(), []byte("\n")))
 }
@@ -174,7 +173,7 @@ func importTable(in io.Reader, name, format string, out, errOut io.Writer) (impo
 		}
 		err = fmt.Errorf("%s: %s: the table was not completed", name, count(im.problems, "problem"))
 	}
-	stats := importStats{entries: im.b.t.len(), dups: im.dups, skipped: im.skipped}
+	stats := importStats{entries: im.written, dups: im.dups, skipped: im.skipped}
 	if err == nil {
 		if stats.entries > 0 {
 			im.out.WriteString("\n")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // importToPostgres imports what importTable makes of br straight into the
@@ -32,10 +33,10 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 		stats, err = importTable(br, name, format, pw, errOut)
 		pw.CloseWithError(err)
 	}()
-	entries := make(chan *Entry)
+	entries := make(chan *table.Entry)
 	read := make(chan error, 1)
 	go func() {
-		_, err := newTableReader(pr).each(func(e *Entry) error { entries <- e; return nil })
+		_, err := table.NewReader(pr).Each(func(e *table.Entry) error { entries <- e; return nil })
 		pr.CloseWithError(err)
 		close(entries)
 		read <- err
@@ -66,15 +67,15 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 
 // importedBinding is the binding of an entry of an imported table, which
 // the importer has already checked.
-func importedBinding(e *Entry) (*store.Binding, error) {
-	key, _, a, err := e.compile()
+func importedBinding(e *table.Entry) (*store.Binding, error) {
+	key, _, a, err := e.Compile()
 	if err != nil {
 		return nil, err
 	}
-	b := &store.Binding{Key: key, Target: a.target, Status: a.status, Passthrough: a.passthrough, Meta: a.meta}
+	b := &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}
 	if b.Status == http.StatusGone {
 		b.Reason = "withdrawn in an imported table"
-		if r := a.meta["reason"]; r != "" {
+		if r := a.Meta["reason"]; r != "" {
 			b.Reason = r
 		}
 	}

@@ -44,11 +44,11 @@ func TestImportIntoPostgres(t *testing.T) {
 		t.Errorf("importing again: %v %s", err, stderr)
 	}
 
-	conflicting := writeFile(t, "conflict.csv", "ark:12345/new1,https://a.example.org/1\nark:12345/fk2b8c9d,https://elsewhere.example.org/\n")
+	conflicting := testkit.WriteFile(t, "conflict.csv", "ark:12345/new1,https://a.example.org/1\nark:12345/fk2b8c9d,https://elsewhere.example.org/\n")
 	if _, stderr, err := runArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", conflicting); err == nil || !strings.Contains(err.Error()+stderr, "already bound differently") {
 		t.Errorf("a conflict with the store: %v %s", err, stderr)
 	}
-	bad := writeFile(t, "bad.csv", "ark:12345/new2,https://a.example.org/2\nnot an id,https://a.example.org/3\n")
+	bad := testkit.WriteFile(t, "bad.csv", "ark:12345/new2,https://a.example.org/2\nnot an id,https://a.example.org/3\n")
 	if _, _, err := runArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", bad); err == nil {
 		t.Errorf("a bad line: no error")
 	}

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // expected is what a real Caddy serving an imported table answers for a
@@ -170,8 +173,8 @@ Error: testdata/import/regex.conf: 2 problems: the table was not completed
 			// On standard output, the table is not closed, so it cannot
 			// be loaded by mistake.
 			stdout, _, _ := runArkCommand(t, "", "import", filepath.Join("testdata/import", c.file))
-			partial := writeFile(t, "partial.json", stdout)
-			if _, err := loadTable([]string{partial}, nil); err == nil {
+			partial := testkit.WriteFile(t, "partial.json", stdout)
+			if _, err := table.Load([]string{partial}, nil); err == nil {
 				t.Errorf("the output of a failed import loads:\n%s", stdout)
 			}
 		})
@@ -187,7 +190,7 @@ func TestImportGuessesTheFormat(t *testing.T) {
 		{"id\ttarget\nark:12345/a\t/a.html\n", "tsv"},
 		{"http {\n  map $uri $t {\n    /ark:12345/a /a.html;\n  }\n}\n", "nginx"},
 	} {
-		path := writeFile(t, "list", c.content)
+		path := testkit.WriteFile(t, "list", c.content)
 		stdout, stderr, err := runArkCommand(t, "", "import", path)
 		if err != nil {
 			t.Errorf("%q: %v %s", c.content, err, stderr)
@@ -206,9 +209,9 @@ func TestImportGuessesTheFormat(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"--format", "xml", "x"}, `--format must be csv, tsv, rewritemap, nginx or auto, not "xml"`},
-		{[]string{"--format", "nginx", writeFile(t, "x.conf", "server { listen 80; }\n")}, "no map block found"},
-		{[]string{"--format", "nginx", writeFile(t, "y.conf", "map $a $b {\n  /ark:12345/a /a.html;\n")}, "the map block is not closed"},
-		{[]string{"--format", "csv", writeFile(t, "h.csv", "name,place\nx,y\n")}, "nor a header row naming an id column"},
+		{[]string{"--format", "nginx", testkit.WriteFile(t, "x.conf", "server { listen 80; }\n")}, "no map block found"},
+		{[]string{"--format", "nginx", testkit.WriteFile(t, "y.conf", "map $a $b {\n  /ark:12345/a /a.html;\n")}, "the map block is not closed"},
+		{[]string{"--format", "csv", testkit.WriteFile(t, "h.csv", "name,place\nx,y\n")}, "nor a header row naming an id column"},
 		{[]string{t.TempDir()}, "not a regular file"},
 	} {
 		_, stderr, err := runArkCommand(t, "", append([]string{"import"}, c.args...)...)
@@ -235,7 +238,7 @@ func TestBinaryImport(t *testing.T) {
 // A conflict names the line of the earlier assignment, counting lines
 // that repeat an assignment and were left out.
 func TestImportConflictsNameTheEarlierLine(t *testing.T) {
-	path := writeFile(t, "d.csv", "ark:12345/a,/a\nark:12345/b,/b\nark:12345/a,/a\nark:12345/c,/c\nark:12345/-c,/d\nark:12345/b,/e\n")
+	path := testkit.WriteFile(t, "d.csv", "ark:12345/a,/a\nark:12345/b,/b\nark:12345/a,/a\nark:12345/c,/c\nark:12345/-c,/d\nark:12345/b,/e\n")
 	_, stderr, err := runArkCommand(t, "", "import", "-o", filepath.Join(t.TempDir(), "t.json"), path)
 	want := path + `:5: id "ark:12345/-c" is ark:12345/c, already assigned by ` + path + `:4 with a different target ("/c", not "/d"): equivalent identifiers cannot be assigned twice
 ` + path + `:6: id "ark:12345/b" is ark:12345/b, already assigned by ` + path + `:2 with a different target ("/b", not "/e"): equivalent identifiers cannot be assigned twice

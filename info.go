@@ -76,7 +76,7 @@ func newRecord(at self, core string, res *resolution, target string, pol *policy
 	rec := &infoRecord{ID: core, Normalized: res.key, URL: at.identifierURL(res.key), Status: res.status,
 		Target: target, Resolution: res.how, Via: res.via, Suffix: res.suffix}
 	if res.entry != nil {
-		rec.Meta = res.entry.meta
+		rec.Meta = res.entry.Meta
 	}
 	if res.outcome == outcomeGone {
 		rec.Reason = res.reason

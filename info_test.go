@@ -6,13 +6,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // infoSite is a site whose identifiers carry metadata, with policies for
 // the NAAN and two shoulders.
 func infoSite(t *testing.T) *site {
 	t.Helper()
-	table := writeTable(t, []Entry{
+	tablePath := testkit.WriteTable(t, []table.Entry{
 		{ID: "ark:/12345/b2c4d6", Target: "/dir", Meta: map[string]string{
 			"who": "Example Museum", "what": "The moth collection", "when": "1901",
 			"persistence": "Permanent: this ARK will not be reassigned.", "variance": "Stable content",
@@ -31,7 +34,7 @@ func infoSite(t *testing.T) *site {
 	root * `+testRoot(t)+`
 	ark {
 		naan 12345
-		table `+table+`
+		table `+tablePath+`
 		map ark:12345/x5efgh https://repo.example.org/efgh 303 {
 			who "Caddyfile Press"
 			allocated 2023-01-02
@@ -341,7 +344,7 @@ func TestHostileTextIsEscapedEverywhere(t *testing.T) {
 // The operator's own template replaces the HTML page, and a bad one fails
 // the load.
 func TestInfoTemplateReplacesThePage(t *testing.T) {
-	tmpl := writeFile(t, "info.html", `<p class="mine">{{.Normalized}} by {{index .Meta "who"}}{{range .Support}} [{{.Name}}={{.Value}}]{{end}}</p>`)
+	tmpl := testkit.WriteFile(t, "info.html", `<p class="mine">{{.Normalized}} by {{index .Meta "who"}}{{range .Support}} [{{.Name}}={{.Value}}]{{end}}</p>`)
 	s := startSite(t, `ark {
 		map ark:12345/x5 https://e.org/x {
 			who "<i>Me</i>"
@@ -356,8 +359,8 @@ func TestInfoTemplateReplacesThePage(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got.body, want)
 	}
 	for body, msg := range map[string]string{
-		"ark {\n\tinfo_template " + writeFile(t, "bad.html", "{{.Nope") + "\n}": "info_template",
-		"ark {\n\tinfo_template /nonexistent/info.html\n}":                      "/nonexistent/info.html",
+		"ark {\n\tinfo_template " + testkit.WriteFile(t, "bad.html", "{{.Nope") + "\n}": "info_template",
+		"ark {\n\tinfo_template /nonexistent/info.html\n}":                              "/nonexistent/info.html",
 	} {
 		if err := (&site{t: t}).load(body); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: got error %v, want one saying %q", body, err, msg)

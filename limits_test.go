@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -61,7 +62,7 @@ func TestOverLongStringsAndMetadataAreRefused(t *testing.T) {
 		"many meta keys":  {`{"entries": [{"id": "ark:12345/x", "target": "/x", "meta": ` + string(many) + `}]}`, ":1: entry 0: meta: more than 64 keys"},
 	} {
 		s := &site{t: t}
-		path := writeFile(t, "t.json", tc.table)
+		path := testkit.WriteFile(t, "t.json", tc.table)
 		if err := s.load("ark {\n\ttable " + path + "\n}"); err == nil || !strings.Contains(err.Error(), path+tc.want) {
 			t.Errorf("%s: got %.300v, want %q", name, err, tc.want)
 		}
@@ -85,7 +86,7 @@ func TestRepeatedKeysAreRefused(t *testing.T) {
 		"meta": {"{\"entries\": [{\"id\": \"ark:12345/d1\", \"target\": \"/x\", \"meta\": {\"who\": \"A\", \"who\": \"B\"}}]}",
 			`:1: entry 0: meta "who" appears twice`},
 	} {
-		path := writeFile(t, "t.json", tc.table)
+		path := testkit.WriteFile(t, "t.json", tc.table)
 		s := &site{t: t}
 		if err := s.load("ark {\n\ttable " + path + "\n}"); err == nil || !strings.Contains(err.Error(), path+tc.want) {
 			t.Errorf("%s: got %v, want %q", name, err, tc.want)

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 func TestLogsTableLoadsResolutionsAndAccessLogFields(t *testing.T) {
-	path := writeTable(t, []Entry{
+	path := testkit.WriteTable(t, []table.Entry{
 		{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/x"},
 		{ID: "ark:12345/b2c4d6", Target: "/objects/x5wf6789.html"},
 	})

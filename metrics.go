@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -84,7 +85,7 @@ func (ec *entriesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- tableEn
 // Collect implements prometheus.Collector.
 func (ec *entriesCollector) Collect(ch chan<- prometheus.Metric) {
 	ec.mu.Lock()
-	seen := make(map[entryTable]struct{}, len(ec.handlers))
+	seen := make(map[table.Table]struct{}, len(ec.handlers))
 	n := 0
 	for h := range ec.handlers {
 		rs := h.resolver.Load()
@@ -93,7 +94,7 @@ func (ec *entriesCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		if _, dup := seen[rs.table]; !dup {
 			seen[rs.table] = struct{}{}
-			n += rs.table.len()
+			n += rs.table.Len()
 		}
 	}
 	ec.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // resolutions is the series of caddy_ark_resolutions_total for outcome o.
@@ -18,11 +19,11 @@ func tableLoads(trigger, result string) string {
 }
 
 func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
-	path := writeFile(t, "arks.json", tableJSON(t,
-		Entry{ID: "ark:12345/x5wf6789", Target: "/objects/x5wf6789.html"},
-		Entry{ID: "ark:12345/k8m2n4", Target: "https://repo.example.org/k8m2n4"},
-		Entry{ID: "ark:12345/efgh", Target: "https://repo.example.org/efgh", Status: 303},
-		Entry{ID: "ark:12345/g5h6j7", Status: 410},
+	path := testkit.WriteFile(t, "arks.json", tableJSON(t,
+		table.Entry{ID: "ark:12345/x5wf6789", Target: "/objects/x5wf6789.html"},
+		table.Entry{ID: "ark:12345/k8m2n4", Target: "https://repo.example.org/k8m2n4"},
+		table.Entry{ID: "ark:12345/efgh", Target: "https://repo.example.org/efgh", Status: 303},
+		table.Entry{ID: "ark:12345/g5h6j7", Status: 410},
 	))
 	body := `
 	root * ` + testRoot(t) + `
@@ -118,8 +119,8 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 
 	// An edited table is read again; a bad one is counted as an error.
 	if err := os.WriteFile(path, []byte(tableJSON(t,
-		Entry{ID: "ark:12345/x5wf6789", Target: "/objects/x5wf6789.html"},
-		Entry{ID: "ark:12345/new", Target: "/new"},
+		table.Entry{ID: "ark:12345/x5wf6789", Target: "/objects/x5wf6789.html"},
+		table.Entry{ID: "ark:12345/new", Target: "/new"},
 	)), 0o644); err != nil {
 		t.Fatal(err)
 	}

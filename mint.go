@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 )
@@ -190,7 +191,7 @@ func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, b
 type minting struct {
 	m     *minter
 	store store.Store
-	table entryTable
+	table table.Table
 	by    string
 	bind  func(key string) (store.Binding, error)
 }
@@ -278,7 +279,7 @@ func (mc *minting) random(ctx context.Context, n int) ([]string, error) {
 func (mc *minting) reserve(ctx context.Context, keys []string) ([]string, error) {
 	bs := make([]store.Binding, 0, len(keys))
 	for _, k := range keys {
-		if _, assigned := mc.table.lookup(k); assigned {
+		if _, assigned := mc.table.Lookup(k); assigned {
 			continue
 		}
 		b := store.Binding{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // mintHandler is a handler with the bolt store at a new file and minters.
@@ -21,8 +22,8 @@ func mintHandler(t testing.TB, tables []string, ms ...Minter) *Handler {
 }
 
 func TestMintSequential(t *testing.T) {
-	table := writeTable(t, []Entry{{ID: "ark:12345/q02", Target: "https://example.org/taken-by-the-table"}})
-	h := mintHandler(t, []string{table}, Minter{Shoulder: "ark:/12345/q", Template: ".sdd"})
+	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/q02", Target: "https://example.org/taken-by-the-table"}})
+	h := mintHandler(t, []string{tablePath}, Minter{Shoulder: "ark:/12345/q", Template: ".sdd"})
 	ctx := context.Background()
 	keys, err := h.Mint(ctx, "ark:12345/q", 5, "alice", nil)
 	if err != nil {
@@ -128,10 +129,10 @@ func TestMintConcurrent(t *testing.T) {
 }
 
 func TestTableSource(t *testing.T) {
-	table := writeTable(t, []Entry{{ID: "ark:12345/a", Target: "/a"}, {ID: "ark:/12345/b-1", Target: "/b"}})
-	h := testkit.Provision(t, &Handler{Tables: []string{table}, Entries: []Entry{{ID: "ark:12345/c", Target: "/c", Source: "Caddyfile:7"}}})
+	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/a", Target: "/a"}, {ID: "ark:/12345/b-1", Target: "/b"}})
+	h := testkit.Provision(t, &Handler{Tables: []string{tablePath}, Entries: []table.Entry{{ID: "ark:12345/c", Target: "/c", Source: "Caddyfile:7"}}})
 	for key, want := range map[string]string{
-		"ark:12345/b1": table + " entry 1",
+		"ark:12345/b1": tablePath + " entry 1",
 		"ark:12345/c":  "the map at Caddyfile:7",
 	} {
 		if got, ok := h.TableSource(key); !ok || got != want {

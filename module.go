@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 func init() {
@@ -52,7 +53,7 @@ type Handler struct {
 
 	// Entries given in the configuration itself, checked like table
 	// entries and merged with them.
-	Entries []Entry `json:"entries,omitempty"`
+	Entries []table.Entry `json:"entries,omitempty"`
 
 	// Templates for whole shoulders or NAANs, tried when neither the
 	// identifier nor one of its ancestors is in the table.
@@ -199,7 +200,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 // newResolver builds a resolver for table tbl from the configuration:
 // templates and a new cache.
-func (h *Handler) newResolver(tbl entryTable) (*resolver, error) {
+func (h *Handler) newResolver(tbl table.Table) (*resolver, error) {
 	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
 	for _, n := range h.NAANs {
 		naan, err := parseNAAN(n)
@@ -229,7 +230,7 @@ func (h *Handler) newResolver(tbl entryTable) (*resolver, error) {
 	}
 	rs.table = tbl
 	rs.store, rs.stored, rs.minters = h.stores.store, h.stores.cache, h.minters
-	for _, naan := range rs.table.naanList() {
+	for _, naan := range rs.table.NAANs() {
 		rs.ours[naan] = struct{}{}
 	}
 	var err error
@@ -278,8 +279,8 @@ func (h *Handler) cacheSize() int {
 
 // Validate checks the parts of the configuration that need no loading.
 func (h *Handler) Validate() error {
-	if h.MaxLength < 0 || h.MaxLength > maxMaxLength {
-		return fmt.Errorf("max_length %d: must be between 1 and %d", h.MaxLength, maxMaxLength)
+	if h.MaxLength < 0 || h.MaxLength > table.MaxIdentifierLength {
+		return fmt.Errorf("max_length %d: must be between 1 and %d", h.MaxLength, table.MaxIdentifierLength)
 	}
 	if h.CacheSize < -1 || h.CacheSize > maxCacheSize {
 		return fmt.Errorf("cache_size %d: must be between 1 and %d, or -1 for no cache", h.CacheSize, maxCacheSize)

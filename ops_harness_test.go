@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -134,7 +135,7 @@ func replaceFile(t *testing.T, path, content string) {
 }
 
 // tableJSON is a table file holding entries.
-func tableJSON(t *testing.T, entries ...Entry) string {
+func tableJSON(t *testing.T, entries ...table.Entry) string {
 	t.Helper()
 	data, err := json.Marshal(map[string]any{"entries": entries})
 	if err != nil {

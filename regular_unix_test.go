@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // A table that is a FIFO, a device or a directory is refused at once, at a
@@ -36,7 +37,7 @@ func TestTablesMustBeRegularFiles(t *testing.T) {
 		t.Errorf("check: status %d, stderr %q", status, errOut)
 	}
 
-	path := writeFile(t, "arks.json", tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v1"}))
+	path := testkit.WriteFile(t, "arks.json", tableJSON(t, table.Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v1"}))
 	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n}")
 	renamed := filepath.Join(filepath.Dir(path), "new.json")
 	if err := syscall.Mkfifo(renamed, 0o644); err != nil {

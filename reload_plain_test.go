@@ -15,17 +15,17 @@ import (
 // adapter's table_stamp makes it change (issue 10, item 1).
 func TestPlainReloadAppliesChangedTable(t *testing.T) {
 	dir := t.TempDir()
-	table := filepath.Join(dir, "arks.json")
+	tablePath := filepath.Join(dir, "arks.json")
 	write := func(body string, mtime time.Time) {
-		if err := os.WriteFile(table, []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(tablePath, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chtimes(table, mtime, mtime); err != nil {
+		if err := os.Chtimes(tablePath, mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}
 	write(`{"entries": [{"id": "ark:12345/a1", "target": "https://repo.example.org/a1"}]}`, time.Unix(1700000000, 0))
-	body := "ark {\n\t\ttable " + table + "\n\t}"
+	body := "ark {\n\t\ttable " + tablePath + "\n\t}"
 	s := startSite(t, body)
 	if got := s.get("/ark:12345/b2"); got.status != http.StatusNotFound {
 		t.Fatalf("before: got %d, want 404", got.status)

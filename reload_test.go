@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -24,8 +25,8 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 }
 
 // pooled returns the tables in the pool.
-func pooled() []entryTable {
-	var ts []entryTable
+func pooled() []table.Table {
+	var ts []table.Table
 	tables.Range(func(_, v any) bool { ts = append(ts, v.(pooledTable).t); return true })
 	return ts
 }
@@ -34,7 +35,7 @@ func pooled() []entryTable {
 // once and shared, and nothing piles up: goroutines (watchers, caches),
 // pooled tables.
 func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
-	path := writeTable(t, []Entry{{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/x"}})
+	path := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/x"}})
 	body := func(i int) string {
 		// Each config differs a little, as real edits do, but not in its table.
 		return fmt.Sprintf("ark {\n\ttable %s\n\twatch 100ms\n\tmax_length %d\n}", path, 1000+i)

@@ -10,12 +10,13 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // resolver answers "what is at this identifier?" from one table and one
 // configuration. It never changes; a new table means a new resolver.
 type resolver struct {
-	table       entryTable
+	table       table.Table
 	templates   []template          // sorted by sortTemplates
 	ours        map[string]struct{} // NAANs this site answers for: never forwarded
 	foreign     string              // global resolver URL, "" to answer 404
@@ -42,7 +43,7 @@ type resolution struct {
 	via      string // the key, ancestor or template prefix that resolved it
 	suffix   string // what passthrough appended, normalized
 	shoulder string // for {http.ark.shoulder}: the template's shoulder, else the first-digit one
-	entry    *assignment
+	entry    *table.Assignment
 	tmpl     *template
 	target   string   // built target for table and foreign answers (no request query)
 	local    *url.URL // target parsed, for a table entry served in place
@@ -65,7 +66,7 @@ func (rs *resolver) resolve(ctx context.Context, core string) *resolution {
 		return refusal(err) // costs less than asking the cache
 	}
 	if a.Key() == core {
-		if e, ok := rs.table.lookup(core); ok {
+		if e, ok := rs.table.Lookup(core); ok {
 			return (&resolution{key: core, ark: a, isARK: true, shoulder: a.Shoulder()}).fromEntry(e, "exact", core, "")
 		}
 		if res := rs.cachedStoreBinding(a); res != nil {
@@ -101,7 +102,7 @@ func (rs *resolver) computeARK(ctx context.Context, a normalize.ARK) *resolution
 			reason: "NAAN " + normalize.InvalidNAAN + " is reserved for invalid ARKs"}
 	}
 	res := &resolution{key: a.Key(), ark: a, isARK: true, shoulder: a.Shoulder()}
-	if e, ok := rs.table.lookup(res.key); ok {
+	if e, ok := rs.table.Lookup(res.key); ok {
 		return res.fromEntry(e, "exact", res.key, "")
 	}
 	if _, ours := rs.ours[a.NAAN()]; ours && rs.store != nil {
@@ -110,8 +111,8 @@ func (rs *resolver) computeARK(ctx context.Context, a normalize.ARK) *resolution
 		}
 	}
 	for _, anc := range a.Ancestors() {
-		if e, ok := rs.table.lookup(anc.Key); ok {
-			if !e.passthrough {
+		if e, ok := rs.table.Lookup(anc.Key); ok {
+			if !e.Passthrough {
 				return res.notFound() // the nearest assigned ancestor keeps its descendants to itself
 			}
 			return res.fromEntry(e, "inherited", anc.Key, anc.Suffix)
@@ -156,7 +157,7 @@ func (rs *resolver) computeURN(ctx context.Context, core string) *resolution {
 		return refusal(err)
 	}
 	res := &resolution{key: u.Key()}
-	if e, ok := rs.table.lookup(res.key); ok {
+	if e, ok := rs.table.Lookup(res.key); ok {
 		return res.fromEntry(e, "exact", res.key, "")
 	}
 	if rs.store != nil {
@@ -166,7 +167,7 @@ func (rs *resolver) computeURN(ctx context.Context, core string) *resolution {
 			return storeUnavailable(res.key, err)
 		}
 		if found[0] != nil {
-			if found[0].status == 0 {
+			if found[0].Status == 0 {
 				return res.minted()
 			}
 			return res.fromEntry(found[0], "exact", res.key, "")
@@ -177,22 +178,22 @@ func (rs *resolver) computeURN(ctx context.Context, core string) *resolution {
 
 // fromEntry answers with a table entry, reached through via with suffix
 // still to append.
-func (res *resolution) fromEntry(e *assignment, how, via, suffix string) *resolution {
-	if e == unreadable {
+func (res *resolution) fromEntry(e *table.Assignment, how, via, suffix string) *resolution {
+	if e == table.Unreadable {
 		return tableUnreadable(res.key)
 	}
 	res.entry, res.how, res.via, res.suffix = e, how, via, suffix
-	res.status, res.outcome = e.status, outcomeOf(e.status)
-	if e.status == http.StatusGone {
+	res.status, res.outcome = e.Status, outcomeOf(e.Status)
+	if e.Status == http.StatusGone {
 		res.reason = res.key + " has been withdrawn; it will not be assigned again"
 		return res
 	}
 	if suffix != "" {
-		if refused := res.checkSuffix(e.target, suffix); refused != nil {
+		if refused := res.checkSuffix(e.Target, suffix); refused != nil {
 			return refused
 		}
 	}
-	res.target = urlpath.JoinTarget(e.target, suffix, "")
+	res.target = urlpath.JoinTarget(e.Target, suffix, "")
 	if res.outcome == outcomeInPlace {
 		res.local = localURL(res.target)
 	}

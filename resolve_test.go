@@ -4,12 +4,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // baseSite is the configuration most resolution tests share.
 func baseSite(t *testing.T) *site {
 	t.Helper()
-	table := writeTable(t, []Entry{
+	tablePath := testkit.WriteTable(t, []table.Entry{
 		{ID: "ark:/12345/b2c4d6", Target: "/dir"},
 		{ID: "ark:12345/d4", Target: "/dir/"},
 		{ID: "ark:12345/d5", Target: "https://repo.example.org/dir/"},
@@ -22,7 +25,7 @@ func baseSite(t *testing.T) *site {
 	root * `+testRoot(t)+`
 	ark {
 		naan 12345 67890
-		table `+table+`
+		table `+tablePath+`
 		map ark:12345/x5wf6789 /objects/x5wf6789.html
 		map ark:12345/x5abcd https://repo.example.org/abcd
 		map ark:12345/x5efgh https://repo.example.org/efgh 303

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -22,7 +23,7 @@ func FuzzRequestTargets(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	h := &Handler{Foreign: "404", CacheSize: -1, Entries: []Entry{{ID: "ark:12345/o1", Target: "/files/"}},
+	h := &Handler{Foreign: "404", CacheSize: -1, Entries: []table.Entry{{ID: "ark:12345/o1", Target: "/files/"}},
 		Templates: []Template{{Prefix: "ark:12345/t3", Target: "/t/{http.ark.blade}{http.ark.suffix}"}}}
 	rs, err := newBenchResolver(h)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/dgraph-io/ristretto/v2"
 )
 
@@ -17,7 +18,7 @@ import (
 // before deleting, and a lookup that finds epoch moved on since it started
 // deletes what it has just stored.
 type storeCache struct {
-	c      *ristretto.Cache[string, *assignment]
+	c      *ristretto.Cache[string, *table.Assignment]
 	epoch  atomic.Uint64
 	mu     sync.RWMutex
 	closed bool
@@ -25,7 +26,7 @@ type storeCache struct {
 
 // newStoreCache returns a cache for size keys.
 func newStoreCache(size int) (*storeCache, error) {
-	c, err := newRistretto[*assignment](size)
+	c, err := newRistretto[*table.Assignment](size)
 	if err != nil {
 		return nil, err
 	}
@@ -33,8 +34,8 @@ func newStoreCache(size int) (*storeCache, error) {
 }
 
 // get returns the cached answers for keys, and false if one is missing.
-func (sc *storeCache) get(keys []string) ([]*assignment, bool) {
-	out := make([]*assignment, len(keys))
+func (sc *storeCache) get(keys []string) ([]*table.Assignment, bool) {
+	out := make([]*table.Assignment, len(keys))
 	for i, k := range keys {
 		a, ok := sc.getOne(k)
 		if !ok {
@@ -46,7 +47,7 @@ func (sc *storeCache) get(keys []string) ([]*assignment, bool) {
 }
 
 // getOne returns the cached answer for key, and false if it is missing.
-func (sc *storeCache) getOne(key string) (*assignment, bool) {
+func (sc *storeCache) getOne(key string) (*table.Assignment, bool) {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	if sc.closed {
@@ -59,7 +60,7 @@ func (sc *storeCache) getOne(key string) (*assignment, bool) {
 func (sc *storeCache) now() uint64 { return sc.epoch.Load() }
 
 // put caches the answers of a lookup that started at epoch.
-func (sc *storeCache) put(keys []string, as []*assignment, epoch uint64) {
+func (sc *storeCache) put(keys []string, as []*table.Assignment, epoch uint64) {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	if sc.closed {

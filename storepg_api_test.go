@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // TestPostgresAPIUnavailable stops PostgreSQL under a site's API: every
@@ -15,8 +16,8 @@ import (
 // back.
 func TestPostgresAPIUnavailable(t *testing.T) {
 	c := testkit.StartPostgres(t)
-	table := writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	s := &apiSite{site: startSite(t, pgSiteBody(c.CreateDB(t), table)), table: table}
+	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
+	s := &apiSite{site: startSite(t, pgSiteBody(c.CreateDB(t), tablePath)), table: tablePath}
 	if got := s.call("PUT", "/id/ark:12345/b3up", "editor", `{"target": "https://repo.example.org/up"}`); got.status != http.StatusCreated {
 		t.Fatalf("bind before the outage: %d %s", got.status, got.body)
 	}

@@ -14,21 +14,22 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // pgSiteBody is an apiSite's site block with the PostgreSQL store at dsn
 // instead of a bolt file, and a sequential minter under ark:12345/b3.
-func pgSiteBody(dsn, table string) string {
-	return strings.Replace(apiSiteBody("BOLT", table, "minter ark:12345/b3 .sdddd"), "store bolt BOLT", "store postgres "+dsn, 1)
+func pgSiteBody(dsn, tablePath string) string {
+	return strings.Replace(apiSiteBody("BOLT", tablePath, "minter ark:12345/b3 .sdddd"), "store bolt BOLT", "store postgres "+dsn, 1)
 }
 
 // startPGNode starts a caddy process (the built binary) serving
 // pgSiteBody, and stops it by PID when the test ends.
-func startPGNode(t *testing.T, dsn, table string) *apiSite {
+func startPGNode(t *testing.T, dsn, tablePath string) *apiSite {
 	t.Helper()
 	port := freePort(t)
 	dir := t.TempDir()
-	config := writeFile(t, "Caddyfile", globalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+pgSiteBody(dsn, table)+"\n}\n")
+	config := testkit.WriteFile(t, "Caddyfile", globalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+pgSiteBody(dsn, tablePath)+"\n}\n")
 	cmd := exec.Command(caddyBinary(t), "run", "--config", config, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
@@ -39,7 +40,7 @@ func startPGNode(t *testing.T, dsn, table string) *apiSite {
 		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
-	node := &apiSite{site: &site{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port)}, table: table}
+	node := &apiSite{site: &site{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port)}, table: tablePath}
 	testkit.WaitFor(t, "the caddy process to answer", func() bool {
 		resp, err := client.Get(node.base + "/ark:12345/t1")
 		if err != nil {
@@ -78,9 +79,9 @@ func redirectsTo(target string) func(answer) bool {
 // minting on both at once never gives a name twice.
 func TestPostgresTwoNodes(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	table := writeTable(t, []Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	a := &apiSite{site: startSite(t, pgSiteBody(dsn, table)), table: table}
-	b := startPGNode(t, dsn, table)
+	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
+	a := &apiSite{site: startSite(t, pgSiteBody(dsn, tablePath)), table: tablePath}
+	b := startPGNode(t, dsn, tablePath)
 
 	for _, n := range []struct {
 		name     string

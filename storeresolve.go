@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // storeLookupTimeout bounds a store lookup: a request waits no longer for
@@ -36,7 +37,7 @@ func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.
 	keys := make([]string, 1, 1+len(ancestors))
 	keys[0] = res.key
 	for _, anc := range ancestors {
-		if _, ok := rs.table.lookup(anc.Key); ok {
+		if _, ok := rs.table.Lookup(anc.Key); ok {
 			break // the table answers from here up
 		}
 		keys = append(keys, anc.Key)
@@ -46,16 +47,16 @@ func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.
 		return storeUnavailable(res.key, err)
 	}
 	if e := found[0]; e != nil {
-		if e.status == 0 {
+		if e.Status == 0 {
 			return res.minted()
 		}
 		return res.fromEntry(e, "exact", res.key, "")
 	}
 	for i, e := range found[1:] {
-		if e == nil || e.status == 0 {
+		if e == nil || e.Status == 0 {
 			continue // a name minted but not bound assigns nothing
 		}
-		if !e.passthrough {
+		if !e.Passthrough {
 			return res.notFound()
 		}
 		return res.fromEntry(e, "inherited", ancestors[i].Key, ancestors[i].Suffix)
@@ -75,7 +76,7 @@ func (rs *resolver) cachedStoreBinding(a normalize.ARK) *resolution {
 		return nil
 	}
 	e, ok := rs.stored.getOne(a.Key())
-	if !ok || e == nil || e.status == 0 {
+	if !ok || e == nil || e.Status == 0 {
 		return nil
 	}
 	res := &resolution{key: a.Key(), ark: a, isARK: true, shoulder: a.Shoulder(), live: true}
@@ -84,7 +85,7 @@ func (rs *resolver) cachedStoreBinding(a normalize.ARK) *resolution {
 
 // storeLookup returns the store's assignments of keys, nil where it has
 // none, from the cache when it holds them all, else in one Lookup.
-func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*assignment, error) {
+func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*table.Assignment, error) {
 	if rs.stored != nil {
 		if as, ok := rs.stored.get(keys); ok {
 			return as, nil
@@ -104,7 +105,7 @@ func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*assignme
 		metrics.Counters.StoreFails.Inc()
 		return nil, err
 	}
-	as := make([]*assignment, len(bs))
+	as := make([]*table.Assignment, len(bs))
 	for i, b := range bs {
 		if b != nil {
 			as[i] = assignmentOf(b)
@@ -118,7 +119,7 @@ func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*assignme
 
 // assignmentOf returns b as the resolver reads it. A withdrawn binding's
 // reason becomes the "reason" of its metadata, where ?info shows it.
-func assignmentOf(b *store.Binding) *assignment {
+func assignmentOf(b *store.Binding) *table.Assignment {
 	meta := b.Meta
 	if b.Reason != "" && meta["reason"] == "" {
 		meta = maps.Clone(meta)
@@ -127,7 +128,7 @@ func assignmentOf(b *store.Binding) *assignment {
 		}
 		meta["reason"] = b.Reason
 	}
-	return &assignment{target: urlpath.WithRootPath(b.Target), status: b.Status, passthrough: b.Passthrough, meta: meta}
+	return &table.Assignment{Target: urlpath.WithRootPath(b.Target), Status: b.Status, Passthrough: b.Passthrough, Meta: meta}
 }
 
 // minted answers a name that was minted but is not bound yet.
@@ -136,10 +137,6 @@ func (res *resolution) minted() *resolution {
 	res.reason = res.key + " is minted but not bound to anything yet"
 	return res
 }
-
-// unreadable is what a table answers for a key it cannot read: a compiled
-// table found damaged where the key would be, or shrunk while mapped.
-var unreadable = &assignment{status: http.StatusServiceUnavailable}
 
 // tableUnreadable answers an identifier that a damaged table may hold: 503,
 // like an unavailable store, never 404. It is not cached: the table is

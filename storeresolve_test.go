@@ -12,25 +12,26 @@ import (
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 )
 
 // storeSite starts a site whose ark handler reads table (a path, or "")
 // and the bolt store at a new file, and returns the site and the store,
 // opened on the same file as the handler (they share one open database).
-func storeSite(t *testing.T, extra string, entries []Entry) (*site, *bolt.Store) {
+func storeSite(t *testing.T, extra string, entries []table.Entry) (*site, *bolt.Store) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "store.db")
 	body := "\tark {\n\t\tnaan 12345\n\t\tforeign 404\n\t\tstore bolt " + path + "\n" + extra
 	if entries != nil {
-		body += "\t\ttable " + writeTable(t, entries) + "\n"
+		body += "\t\ttable " + testkit.WriteTable(t, entries) + "\n"
 	}
 	s := startSite(t, body+"\t}\n\trespond \"next handler\" 200\n")
 	return s, testkit.Provision(t, &bolt.Store{Path: path})
 }
 
 func TestStoreResolution(t *testing.T) {
-	s, st := storeSite(t, "", []Entry{
+	s, st := storeSite(t, "", []table.Entry{
 		{ID: "ark:12345/t1", Target: "https://example.org/table/t1"},
 		{ID: "ark:12345/shelf", Target: "https://example.org/shelf"},
 	})
@@ -103,7 +104,7 @@ func TestStoreResolution(t *testing.T) {
 }
 
 func TestStoreUnavailable(t *testing.T) {
-	s, st := storeSite(t, "", []Entry{{ID: "ark:12345/t1", Target: "https://example.org/t1"}})
+	s, st := storeSite(t, "", []table.Entry{{ID: "ark:12345/t1", Target: "https://example.org/t1"}})
 	storetest.MustApply(t, st, store.Write{Binding: store.Binding{Key: "ark:12345/s1", Target: "https://example.org/s1", Status: 302}, By: "test"})
 	s.expectRedirects(map[string]string{"/ark:12345/s1": "https://example.org/s1"})
 	if err := st.DB().Close(); err != nil {

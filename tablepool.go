@@ -16,6 +16,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 )
@@ -41,7 +42,7 @@ type liveTable struct {
 }
 
 // pooledTable is a table in the pool.
-type pooledTable struct{ t entryTable }
+type pooledTable struct{ t table.Table }
 
 // Destruct implements caddy.Destructor. A table in the heap holds nothing
 // but memory; a compiled table's mapping is released once the table is
@@ -91,7 +92,7 @@ func tableKey(paths []string, stamps []fileStamp, inline string) string {
 // entriesHash identifies a handler's own entries in table keys. Where an
 // entry was written does not count: a Caddyfile edit that only moves a map
 // keeps the table.
-func entriesHash(entries []Entry) string {
+func entriesHash(entries []table.Entry) string {
 	entries = slices.Clone(entries)
 	for i := range entries {
 		entries[i].Source = ""
@@ -108,7 +109,7 @@ var errChanged = errors.New("a table file changed while it was being read; try a
 // openTable gets the handler's table for a config load, from the pool or
 // by reading it, and notes what it is in h.live. A file that keeps
 // changing while it is read fails the load after a few tries.
-func (h *Handler) openTable() (entryTable, error) {
+func (h *Handler) openTable() (table.Table, error) {
 	h.live.inline = entriesHash(h.Entries)
 	for try := 1; ; try++ {
 		stamps := statFiles(h.Tables)
@@ -128,7 +129,7 @@ func (h *Handler) openTable() (entryTable, error) {
 // acquireTable returns the table of key, reading the files (expected at
 // stamps) when the pool does not hold it yet. Unless it fails, the caller
 // must release key with tables.Delete once it no longer uses the table.
-func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (entryTable, error) {
+func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (table.Table, error) {
 	v, _, err := tables.LoadOrNew(key, func() (caddy.Destructor, error) {
 		t, err := h.readTable(stamps, trigger)
 		if err != nil {
@@ -145,9 +146,9 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (ent
 
 // readTable reads and indexes the handler's tables, which are expected at
 // stamps, counting and logging the load.
-func (h *Handler) readTable(stamps []fileStamp, trigger int) (entryTable, error) {
+func (h *Handler) readTable(stamps []fileStamp, trigger int) (table.Table, error) {
 	start := time.Now()
-	t, err := openTables(h.Tables, h.Entries, h.VerifyTables)
+	t, err := table.Open(h.Tables, h.Entries, h.VerifyTables)
 	if !slices.Equal(statFiles(h.Tables), stamps) {
 		return nil, errChanged // not a result: the file is read again once it settles
 	}
@@ -162,7 +163,7 @@ func (h *Handler) readTable(stamps []fileStamp, trigger int) (entryTable, error)
 	h.logger.Info("table loaded",
 		zap.String("trigger", metrics.TriggerNames[trigger]),
 		zap.Strings("files", h.Tables),
-		zap.Int("entries", t.len()),
+		zap.Int("entries", t.Len()),
 		zap.Duration("duration", time.Since(start)))
 	return t, nil
 }
@@ -170,25 +171,25 @@ func (h *Handler) readTable(stamps []fileStamp, trigger int) (entryTable, error)
 // loadErrorFields describes a failed load for the log: the file, the line
 // and entry when known, and the reason.
 func loadErrorFields(err error) []zap.Field {
-	var le *loadError
+	var le *table.LoadError
 	var pe *fs.PathError
 	switch {
 	case errors.As(err, &le):
-		file := le.file
+		file := le.File
 		switch {
-		case file == "" && le.source != "":
-			file = le.source
+		case file == "" && le.Source != "":
+			file = le.Source
 		case file == "":
 			file = "entries"
 		}
 		fields := []zap.Field{zap.String("file", file)}
-		if le.line > 0 {
-			fields = append(fields, zap.Int("line", le.line))
+		if le.Line > 0 {
+			fields = append(fields, zap.Int("line", le.Line))
 		}
-		if le.entry >= 0 {
-			fields = append(fields, zap.Int("entry", le.entry))
+		if le.Entry >= 0 {
+			fields = append(fields, zap.Int("entry", le.Entry))
 		}
-		return append(fields, zap.String("reason", le.err.Error()))
+		return append(fields, zap.String("reason", le.Err.Error()))
 	case errors.As(err, &pe):
 		return []zap.Field{zap.String("file", pe.Path), zap.String("reason", pe.Err.Error())}
 	}

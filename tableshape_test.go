@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // A table exported by a spreadsheet starts with a byte order mark; it
 // loads. A file of another shape is refused with what a table is and what
 // the file holds instead.
 func TestTableShapesForPeopleMigratingData(t *testing.T) {
-	bom := writeFile(t, "bom.json", "\uFEFF{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"https://e.org/x\"}]}")
+	bom := testkit.WriteFile(t, "bom.json", "\uFEFF{\"entries\": [{\"id\": \"ark:12345/x\", \"target\": \"https://e.org/x\"}]}")
 	s := startSite(t, "ark {\n\ttable "+bom+"\n}")
 	s.expectRedirects(map[string]string{"/ark:12345/x": "https://e.org/x"})
 
@@ -23,7 +25,7 @@ func TestTableShapesForPeopleMigratingData(t *testing.T) {
 		"not a list":   {`{"entries": {}}`, `:1: "entries" is not a list: ` + format},
 		"empty file":   {``, ":1: the file is empty: " + format},
 	} {
-		path := writeFile(t, "t.json", tc.table)
+		path := testkit.WriteFile(t, "t.json", tc.table)
 		err := (&site{t: t}).load("ark {\n\ttable " + path + "\n}")
 		if err == nil || !strings.Contains(err.Error(), path+tc.want) {
 			t.Errorf("%s: got %v, want %q", name, err, path+tc.want)
@@ -34,10 +36,10 @@ func TestTableShapesForPeopleMigratingData(t *testing.T) {
 // A map that conflicts with a table entry is named by its Caddyfile file
 // and line, not by its place in the JSON config.
 func TestAMapConflictingWithATableNamesItsLine(t *testing.T) {
-	table := writeFile(t, "t.json", `{"entries": [{"id": "ark:12345/x", "target": "https://e.org/x"}]}`)
+	tablePath := testkit.WriteFile(t, "t.json", `{"entries": [{"id": "ark:12345/x", "target": "https://e.org/x"}]}`)
 	firstLine := strings.Count(globalOptions+"\n:1 {\n\tbind 127.0.0.1\n", "\n") + 1
-	err := (&site{t: t}).load("ark {\n\ttable " + table + "\n\tmap ark:12345/y /y\n\tmap ark:12345/x /elsewhere\n}")
-	want := fmt.Sprintf("/Caddyfile:%d: id \"ark:12345/x\" is ark:12345/x, already assigned by %s with a different target", firstLine+3, table)
+	err := (&site{t: t}).load("ark {\n\ttable " + tablePath + "\n\tmap ark:12345/y /y\n\tmap ark:12345/x /elsewhere\n}")
+	want := fmt.Sprintf("/Caddyfile:%d: id \"ark:12345/x\" is ark:12345/x, already assigned by %s with a different target", firstLine+3, tablePath)
 	if err == nil || !strings.Contains(err.Error(), "the map at /") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "entries[") {
 		t.Errorf("got %v, want %q", err, want)
 	}
@@ -46,8 +48,8 @@ func TestAMapConflictingWithATableNamesItsLine(t *testing.T) {
 // caddy ark check counts in the singular and plural right, and says so
 // when a table is empty.
 func TestCheckCountsInWords(t *testing.T) {
-	one := writeFile(t, "one.json", `{"entries": [{"id": "urn:nbn:de:101-2024", "target": "https://repo.example.org/t"}]}`)
-	empty := writeFile(t, "empty.json", `{"entries": []}`)
+	one := testkit.WriteFile(t, "one.json", `{"entries": [{"id": "urn:nbn:de:101-2024", "target": "https://repo.example.org/t"}]}`)
+	empty := testkit.WriteFile(t, "empty.json", `{"entries": []}`)
 	for _, tc := range []struct {
 		files []string
 		want  string

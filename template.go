@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // Template resolves every ARK under a shoulder, or under a whole NAAN, by
@@ -148,7 +149,7 @@ func (t Template) compile() (template, error) {
 		}
 		c.origin = scheme + "://" + host + "/"
 	}
-	if c.status, err = entryStatus(t.Target, t.Status); err != nil {
+	if c.status, err = table.EntryStatus(t.Target, t.Status); err != nil {
 		return template{}, err
 	}
 	if c.status == 410 {

@@ -104,7 +104,7 @@ func (h *Handler) reload(stamps []fileStamp, stop <-chan struct{}) error {
 	last := h.releaseTable()
 	h.live.key, h.live.stamps = key, stamps
 	h.live.mu.Unlock()
-	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.len()))
+	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.Len()))
 	if last {
 		returnMemory()
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 const (
@@ -22,7 +23,7 @@ const (
 )
 
 func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
-	path := writeFile(t, "arks.json", tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v1"}))
+	path := testkit.WriteFile(t, "arks.json", tableJSON(t, table.Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v1"}))
 	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n\tforeign 404\n}")
 	location := func(id string) string { return s.get("/" + id).location }
 	for range 3 { // warm the cache (a repaired spelling and a miss are cached from their second request)
@@ -39,8 +40,8 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 
 	// An editor's save: a new file renamed over the old.
 	replaceFile(t, path, tableJSON(t,
-		Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v2"},
-		Entry{ID: "ark:12345/newone", Target: "https://repo.example.org/newone"}))
+		table.Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v2"},
+		table.Entry{ID: "ark:12345/newone", Target: "https://repo.example.org/newone"}))
 	testkit.WaitFor(t, "the swap", func() bool { return len(logEntries(t, s.log, swappedIn)) == 1 })
 	if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v2" {
 		t.Errorf("the old table answered after the swap: %q", got)
@@ -67,7 +68,7 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 		{"a partly written file", `{"entries": [
   {"id": "ark:12345/x5wf6789", "target": "https://repo.example.org/v3"},
   {"id": "ark:12345/newone", "tar`, replaceFile, map[string]any{"file": path, "entry": 1.0}},
-		{"a permanent redirect", tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v3", Status: 308}),
+		{"a permanent redirect", tableJSON(t, table.Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v3", Status: 308}),
 			replaceFile, map[string]any{"file": path, "entry": 0.0}},
 	}
 	for i, b := range bad {
@@ -100,7 +101,7 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 		t.Fatalf("after the removal: %q", got)
 	}
 
-	replaceFile(t, path, tableJSON(t, Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v3"}))
+	replaceFile(t, path, tableJSON(t, table.Entry{ID: "ark:12345/x5wf6789", Target: "https://repo.example.org/v3"}))
 	testkit.WaitFor(t, "the swap to v3", func() bool { return len(logEntries(t, s.log, swappedIn)) == 2 })
 	if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v3" {
 		t.Errorf("v3: %q", got)
@@ -128,13 +129,13 @@ func writeInPlace(t *testing.T, path, content string) {
 func TestWatchSwapsUnderLoadWithoutFailuresOrStaleAnswers(t *testing.T) {
 	const ids = 20
 	version := func(v int) string {
-		entries := make([]Entry, ids)
+		entries := make([]table.Entry, ids)
 		for i := range entries {
-			entries[i] = Entry{ID: fmt.Sprintf("ark:12345/b%d", i), Target: fmt.Sprintf("https://repo.example.org/%d/v%d", i, v)}
+			entries[i] = table.Entry{ID: fmt.Sprintf("ark:12345/b%d", i), Target: fmt.Sprintf("https://repo.example.org/%d/v%d", i, v)}
 		}
 		return tableJSON(t, entries...)
 	}
-	path := writeFile(t, "arks.json", version(0))
+	path := testkit.WriteFile(t, "arks.json", version(0))
 	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n}")
 	transport := &http.Transport{MaxIdleConnsPerHost: 8}
 	defer transport.CloseIdleConnections()

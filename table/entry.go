@@ -1,4 +1,4 @@
-package ark
+package table
 
 import (
 	"errors"
@@ -49,27 +49,27 @@ type Entry struct {
 	Source string `json:"source,omitempty"`
 }
 
-// assignment is an Entry compiled for resolution.
-type assignment struct {
-	target      string // path or URL; "" for a withdrawn identifier without one
-	status      int    // the answer: 200 in place, 302/303/307 redirect, 410 gone
-	passthrough bool
-	meta        map[string]string
+// Assignment is an Entry compiled for resolution.
+type Assignment struct {
+	Target      string // path or URL; "" for a withdrawn identifier without one
+	Status      int    // the answer: 200 in place, 302/303/307 redirect, 410 gone
+	Passthrough bool
+	Meta        map[string]string
 }
 
 // errPermanentRedirect explains why 301 and 308 are refused everywhere.
 var errPermanentRedirect = errors.New("permanent redirects (301, 308) are not allowed: the location of an identifier's referent is temporary by nature; use 302, 303 or 307")
 
-// compile validates e and returns its key, its NAAN ("" for a URN) and its
-// assignment.
-func (e *Entry) compile() (key, naan string, a assignment, err error) {
+// Compile validates e and returns its key, its NAAN ("" for a URN) and its
+// Assignment.
+func (e *Entry) Compile() (key, naan string, a Assignment, err error) {
 	if err := checkEntryLimits(e); err != nil {
 		return "", "", a, err
 	}
-	if key, naan, err = assignableKey(e.ID); err != nil {
+	if key, naan, err = AssignableKey(e.ID); err != nil {
 		return "", "", a, err
 	}
-	status, err := entryStatus(e.Target, e.Status)
+	status, err := EntryStatus(e.Target, e.Status)
 	if err != nil {
 		return "", "", a, err
 	}
@@ -78,14 +78,14 @@ func (e *Entry) compile() (key, naan string, a assignment, err error) {
 			return "", "", a, errors.New("meta: empty key")
 		}
 	}
-	a = assignment{target: urlpath.WithRootPath(e.Target), status: status, passthrough: e.Passthrough == nil || *e.Passthrough, meta: e.Meta}
+	a = Assignment{Target: urlpath.WithRootPath(e.Target), Status: status, Passthrough: e.Passthrough == nil || *e.Passthrough, Meta: e.Meta}
 	return key, naan, a, nil
 }
 
-// assignableKey parses an identifier that a table assigns and returns its
+// AssignableKey parses an identifier that a table assigns and returns its
 // key and NAAN. It refuses identifiers with a query, URN components or
 // fragment, and ARKs under the NAAN reserved for invalid ARKs.
-func assignableKey(raw string) (key, naan string, err error) {
+func AssignableKey(raw string) (key, naan string, err error) {
 	var full string
 	if len(raw) >= 4 && strings.EqualFold(raw[:4], "urn:") {
 		u, err := normalize.ParseURN(raw)
@@ -109,9 +109,9 @@ func assignableKey(raw string) (key, naan string, err error) {
 	return key, naan, nil
 }
 
-// entryStatus validates a target with its configured status and returns
+// EntryStatus validates a target with its configured status and returns
 // the status of the answer.
-func entryStatus(target string, status int) (int, error) {
+func EntryStatus(target string, status int) (int, error) {
 	switch status {
 	case 301, 308:
 		return 0, errPermanentRedirect

@@ -1,4 +1,4 @@
-package ark
+package table
 
 import (
 	"encoding/json"
@@ -7,30 +7,32 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 func TestTableReadsJSONAsEncodingJSONWould(t *testing.T) {
 	forEachTableForm(t, func(t *testing.T, load tableForm) {
-		path := writeFile(t, "t.json", " {\n\t\"entries\" :[ {\"id\":\"ark:12345/x\\u0035\",\"target\":\"https:\\/\\/e.org\\/a?b=1&c=\\u00e9\"} ,\n"+
+		path := testkit.WriteFile(t, "t.json", " {\n\t\"entries\" :[ {\"id\":\"ark:12345/x\\u0035\",\"target\":\"https:\\/\\/e.org\\/a?b=1&c=\\u00e9\"} ,\n"+
 			`{"target": "/p", "id": "urn:example:a", "status": 200, "passthrough": false, "meta": {"who": "K\u00fcnze \ud83d\ude00", "what": "say \"hi\"\n"}},`+"\n"+
 			`{"id": "ark:12345/g", "status": 410, "meta": {}}`+"\n]}\n")
 		tb, err := load(t, []string{path}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x5, ok := tb.lookup("ark:12345/x5")
-		if !ok || x5.target != "https://e.org/a?b=1&c=é" || x5.status != 302 || !x5.passthrough {
+		x5, ok := tb.Lookup("ark:12345/x5")
+		if !ok || x5.Target != "https://e.org/a?b=1&c=é" || x5.Status != 302 || !x5.Passthrough {
 			t.Errorf("ark:12345/x5: %+v %v", x5, ok)
 		}
-		urn, ok := tb.lookup("urn:example:a")
-		if !ok || urn.target != "/p" || urn.status != 200 || urn.passthrough || urn.meta["who"] != "Künze 😀" || urn.meta["what"] != "say \"hi\"\n" {
+		urn, ok := tb.Lookup("urn:example:a")
+		if !ok || urn.Target != "/p" || urn.Status != 200 || urn.Passthrough || urn.Meta["who"] != "Künze 😀" || urn.Meta["what"] != "say \"hi\"\n" {
 			t.Errorf("urn:example:a: %+v %v", urn, ok)
 		}
-		if g, ok := tb.lookup("ark:12345/g"); !ok || g.status != 410 || g.target != "" {
+		if g, ok := tb.Lookup("ark:12345/g"); !ok || g.Status != 410 || g.Target != "" {
 			t.Errorf("ark:12345/g: %+v %v", g, ok)
 		}
-		if tb.len() != 3 {
-			t.Errorf("len %d", tb.len())
+		if tb.Len() != 3 {
+			t.Errorf("len %d", tb.Len())
 		}
 	})
 }
@@ -57,7 +59,7 @@ func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
 			"[]": "found a list, not an object",
 			"":   "the file is empty",
 		} {
-			path := writeFile(t, "bad.json", content)
+			path := testkit.WriteFile(t, "bad.json", content)
 			_, err := load(t, []string{path}, nil)
 			if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), path+":") {
 				t.Errorf("%q: got %v, want %s...%s", content, err, path, want)
@@ -70,7 +72,7 @@ func TestTableSyntaxErrorsGiveTheLine(t *testing.T) {
 // for encoding/json.
 func TestTableReadsNullAsAbsent(t *testing.T) {
 	forEachTableForm(t, func(t *testing.T, load tableForm) {
-		path := writeFile(t, "null.json", `{"entries": [
+		path := testkit.WriteFile(t, "null.json", `{"entries": [
 			{"id": "ark:12345/n", "target": "/n", "status": null, "passthrough": null, "meta": null},
 			{"id": "ark:12345/g", "target": null, "status": 410},
 			{"id": "ark:12345/m", "target": "https://e.org/m", "status": 303, "passthrough": null, "meta": null}]}`)
@@ -78,13 +80,13 @@ func TestTableReadsNullAsAbsent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, ok := tb.lookup("ark:12345/n"); !ok || a.target != "/n" || a.status != 200 || !a.passthrough || a.meta != nil {
+		if a, ok := tb.Lookup("ark:12345/n"); !ok || a.Target != "/n" || a.Status != 200 || !a.Passthrough || a.Meta != nil {
 			t.Errorf("ark:12345/n: %+v %v", a, ok)
 		}
-		if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "" || a.status != 410 {
+		if a, ok := tb.Lookup("ark:12345/g"); !ok || a.Target != "" || a.Status != 410 {
 			t.Errorf("ark:12345/g: %+v %v", a, ok)
 		}
-		if a, ok := tb.lookup("ark:12345/m"); !ok || a.status != 303 || !a.passthrough || a.meta != nil {
+		if a, ok := tb.Lookup("ark:12345/m"); !ok || a.Status != 303 || !a.Passthrough || a.Meta != nil {
 			t.Errorf("ark:12345/m: %+v %v", a, ok)
 		}
 	})
@@ -92,8 +94,8 @@ func TestTableReadsNullAsAbsent(t *testing.T) {
 
 func TestTableConflictsAcrossFilesNameBoth(t *testing.T) {
 	forEachTableForm(t, func(t *testing.T, load tableForm) {
-		a := writeFile(t, "a.json", `{"entries": [{"id": "ark:12345/x5", "target": "/a"}]}`)
-		b := writeFile(t, "b.json", `{"entries": [{"id": "ark:12345/q1", "target": "/q"}, {"id": "ark:/12345/x-5", "target": "/b"}]}`)
+		a := testkit.WriteFile(t, "a.json", `{"entries": [{"id": "ark:12345/x5", "target": "/a"}]}`)
+		b := testkit.WriteFile(t, "b.json", `{"entries": [{"id": "ark:12345/q1", "target": "/q"}, {"id": "ark:/12345/x-5", "target": "/b"}]}`)
 		_, err := load(t, []string{a, b}, nil)
 		if err == nil || !strings.Contains(err.Error(), b+":1: entry 1") || !strings.Contains(err.Error(), "already assigned by "+a) {
 			t.Fatalf("got %v", err)
@@ -122,31 +124,31 @@ func TestTableIndexFindsEveryKeyAndNothingElse(t *testing.T) {
 			fmt.Fprintf(&sb, `{"id": %q, "target": "/t/%d"}`, keys[i], i)
 		}
 		sb.WriteString("]}")
-		tb, err := load(t, []string{writeFile(t, "big.json", sb.String())}, nil)
+		tb, err := load(t, []string{testkit.WriteFile(t, "big.json", sb.String())}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, k := range keys {
-			if a, ok := tb.lookup(k); !ok || a.target != fmt.Sprintf("/t/%d", i) {
+			if a, ok := tb.Lookup(k); !ok || a.Target != fmt.Sprintf("/t/%d", i) {
 				t.Fatalf("%s: %+v %v", k, a, ok)
 			}
-			if _, ok := tb.lookup(k + "x"); ok {
+			if _, ok := tb.Lookup(k + "x"); ok {
 				t.Fatalf("%sx found", k)
 			}
 		}
-		if tb.len() != n {
-			t.Fatalf("len %d", tb.len())
+		if tb.Len() != n {
+			t.Fatalf("len %d", tb.Len())
 		}
 	})
 }
 
 func TestConflictsNameTheEntryIndexOfTheFileAfterSkippedDuplicates(t *testing.T) {
-	a := writeFile(t, "a.json", `{"entries": [
+	a := testkit.WriteFile(t, "a.json", `{"entries": [
 		{"id": "ark:12345/a1", "target": "/a"},
 		{"id": "ark:12345/a-1", "target": "/a"},
 		{"id": "ark:12345/a-1", "target": "/a"},
 		{"id": "ark:12345/b2", "target": "/b"}]}`)
-	_, err := loadTable([]string{a}, []Entry{{ID: "ark:12345/b-2", Target: "/c"}})
+	_, err := Load([]string{a}, []Entry{{ID: "ark:12345/b-2", Target: "/c"}})
 	if err == nil || !strings.Contains(err.Error(), a+" entry 3 ") {
 		t.Fatalf("got %v, want the conflict named as %s entry 3", err, a)
 	}
@@ -171,11 +173,11 @@ func TestTableDecodesEscapesAsEncodingJSON(t *testing.T) {
 			fmt.Fprintf(&sb, `"k%d": "%s"`, i, v)
 		}
 		sb.WriteString("}}]}")
-		tb, err := load(t, []string{writeFile(t, "s.json", sb.String())}, nil)
+		tb, err := load(t, []string{testkit.WriteFile(t, "s.json", sb.String())}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, ok := tb.lookup("ark:12345/s")
+		a, ok := tb.Lookup("ark:12345/s")
 		if !ok {
 			t.Fatal("ark:12345/s not found")
 		}
@@ -184,7 +186,7 @@ func TestTableDecodesEscapesAsEncodingJSON(t *testing.T) {
 			if err := json.Unmarshal([]byte(`"`+v+`"`), &want); err != nil {
 				t.Fatalf("%s: %v", v, err)
 			}
-			if got := a.meta[fmt.Sprintf("k%d", i)]; got != want {
+			if got := a.Meta[fmt.Sprintf("k%d", i)]; got != want {
 				t.Errorf("%s: got %+q, want %+q", v, got, want)
 			}
 		}
@@ -207,14 +209,14 @@ func TestTableEscapesAcrossTheBufferBoundary(t *testing.T) {
 				pad := "ab"
 				content := head + space + `"` + pad + escape + "z\"}},\n" +
 					strings.Repeat(`{"id": "ark:12345/f", "target": "/f"},`+"\n", 10) + `{"id": "ark:12345/g", "target": "/g"}]}`
-				tb, err := load(t, []string{writeFile(t, "b.json", content)}, nil)
+				tb, err := load(t, []string{testkit.WriteFile(t, "b.json", content)}, nil)
 				if err != nil {
 					t.Fatalf("%s at %d: %v", escape, boundary-back, err)
 				}
-				if a, ok := tb.lookup("ark:12345/e"); !ok || a.meta["v"] != pad+want+"z" {
-					t.Errorf("%s at %d: got ...%+q", escape, boundary-back, a.meta["v"][len(pad)-2:])
+				if a, ok := tb.Lookup("ark:12345/e"); !ok || a.Meta["v"] != pad+want+"z" {
+					t.Errorf("%s at %d: got ...%+q", escape, boundary-back, a.Meta["v"][len(pad)-2:])
 				}
-				if a, ok := tb.lookup("ark:12345/g"); !ok || a.target != "/g" {
+				if a, ok := tb.Lookup("ark:12345/g"); !ok || a.Target != "/g" {
 					t.Errorf("%s at %d: ark:12345/g: %+v %v", escape, boundary-back, a, ok)
 				}
 			}
@@ -229,7 +231,7 @@ func TestSmallTableArenaIsSmall(t *testing.T) {
 	for i := range entries {
 		entries[i] = Entry{ID: fmt.Sprintf("ark:12345/s%d", i), Target: fmt.Sprintf("/s/%d", i)}
 	}
-	tb, err := loadTable([]string{writeTable(t, entries)}, nil)
+	tb, err := load([]string{testkit.WriteTable(t, entries)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ark
+package table
 
 import (
 	"errors"
@@ -11,32 +11,32 @@ import (
 	"unicode/utf8"
 )
 
-// tableReader reads the table format {"entries": [ {...}, ... ]} from a
+// Reader reads the table format {"entries": [ {...}, ... ]} from a
 // stream, one entry at a time, counting lines for error messages. It reads
 // this one shape of JSON only: encoding/json's Decoder spends about ten
 // times as long per entry, which matters at millions of entries.
-type tableReader struct {
+type Reader struct {
 	r        io.Reader
 	buf      []byte
 	pos, end int
-	line     int
+	Line     int
 	readErr  error  // from r; io.EOF at the end
 	scratch  []byte // the last string read
 }
 
-func newTableReader(r io.Reader) *tableReader {
-	return &tableReader{r: r, buf: make([]byte, 1<<16), line: 1}
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: r, buf: make([]byte, 1<<16), Line: 1}
 }
 
 // errSyntax is wrapped by every syntax error, which says what was expected.
 var errSyntax = errors.New("invalid JSON")
 
-func (tr *tableReader) syntaxError(format string, args ...any) error {
+func (tr *Reader) syntaxError(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errSyntax}, args...)...)
 }
 
 // fill reads more input; it reports false at the end or on a read error.
-func (tr *tableReader) fill() bool {
+func (tr *Reader) fill() bool {
 	if tr.readErr != nil {
 		return false
 	}
@@ -54,12 +54,12 @@ func (tr *tableReader) fill() bool {
 }
 
 // peek returns the next byte that is not white space, without consuming it.
-func (tr *tableReader) peek() (byte, error) {
+func (tr *Reader) peek() (byte, error) {
 	for {
 		for tr.pos < tr.end {
 			switch c := tr.buf[tr.pos]; c {
 			case '\n':
-				tr.line++
+				tr.Line++
 				fallthrough
 			case ' ', '\t', '\r':
 				tr.pos++
@@ -74,7 +74,7 @@ func (tr *tableReader) peek() (byte, error) {
 }
 
 // endError is the error for input that stops where more was needed.
-func (tr *tableReader) endError() error {
+func (tr *Reader) endError() error {
 	if tr.readErr != nil && tr.readErr != io.EOF {
 		return tr.readErr
 	}
@@ -82,7 +82,7 @@ func (tr *tableReader) endError() error {
 }
 
 // expect consumes the next non-space byte, which must be c.
-func (tr *tableReader) expect(c byte) error {
+func (tr *Reader) expect(c byte) error {
 	got, err := tr.peek()
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func (tr *tableReader) expect(c byte) error {
 }
 
 // more consumes a "," and reports true, or reports false before close.
-func (tr *tableReader) more(close byte, first bool) (bool, error) {
+func (tr *Reader) more(close byte, first bool) (bool, error) {
 	c, err := tr.peek()
 	if err != nil {
 		return false, err
@@ -117,7 +117,7 @@ func (tr *tableReader) more(close byte, first bool) (bool, error) {
 // and returns it; the slice is valid until the next read. A longer string
 // is refused as soon as it is known to be too long, so memory stays
 // bounded whatever the file holds.
-func (tr *tableReader) str(limit int) ([]byte, error) {
+func (tr *Reader) str(limit int) ([]byte, error) {
 	if err := tr.expect('"'); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ const maxKeyBytes = 64
 const tableFormat = `a table is a JSON object {"entries": [...]} holding a list of entries, and nothing else`
 
 // escape decodes the escape sequence at the reader's position.
-func (tr *tableReader) escape() error {
+func (tr *Reader) escape() error {
 	if err := tr.need(2); err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (tr *tableReader) escape() error {
 
 // unicodeEscape decodes the hex digits of a \u escape and, for a
 // surrogate pair, the \u escape after it.
-func (tr *tableReader) unicodeEscape() error {
+func (tr *Reader) unicodeEscape() error {
 	if err := tr.need(4); err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (tr *tableReader) unicodeEscape() error {
 }
 
 // need makes sure n bytes are buffered.
-func (tr *tableReader) need(n int) error {
+func (tr *Reader) need(n int) error {
 	for tr.end-tr.pos < n {
 		if !tr.fill() {
 			return tr.endError()
@@ -258,7 +258,7 @@ func hex4(b []byte) (rune, bool) {
 
 // word reads the run of letters, digits, '-', '+' and '.' at the reader's
 // position: a number or a literal.
-func (tr *tableReader) word() (string, error) {
+func (tr *Reader) word() (string, error) {
 	c, err := tr.peek()
 	if err != nil {
 		return "", err
@@ -283,7 +283,7 @@ func (tr *tableReader) word() (string, error) {
 }
 
 // entry reads one entry object into e.
-func (tr *tableReader) entry(e *Entry) error {
+func (tr *Reader) entry(e *Entry) error {
 	if err := tr.expect('{'); err != nil {
 		return err
 	}
@@ -318,10 +318,10 @@ var entryFields = [...]string{"id", "target", "status", "passthrough", "meta"}
 
 // field reads the value of one entry field. null leaves target and status
 // as they are and unsets passthrough and meta, as encoding/json does.
-func (tr *tableReader) field(e *Entry, field string) error {
+func (tr *Reader) field(e *Entry, field string) error {
 	switch field {
 	case "id":
-		s, err := tr.str(maxIDBytes)
+		s, err := tr.str(MaxIDBytes)
 		if err != nil {
 			return fmt.Errorf("id: %w", err)
 		}
@@ -334,7 +334,7 @@ func (tr *tableReader) field(e *Entry, field string) error {
 		if null {
 			return nil
 		}
-		s, err := tr.str(maxTargetBytes)
+		s, err := tr.str(MaxTargetBytes)
 		if err != nil {
 			return fmt.Errorf("target: %w", err)
 		}
@@ -385,7 +385,7 @@ func (tr *tableReader) field(e *Entry, field string) error {
 
 // null consumes a null and reports true, or reports false and consumes
 // nothing when the next value is something else.
-func (tr *tableReader) null() (bool, error) {
+func (tr *Reader) null() (bool, error) {
 	if c, err := tr.peek(); err != nil || c != 'n' {
 		return false, err
 	}
@@ -416,7 +416,7 @@ func isJSONInteger(w string) bool {
 
 // meta reads the metadata object: string keys and string values, within
 // the limits on their number and sizes, each key once.
-func (tr *tableReader) meta(e *Entry) error {
+func (tr *Reader) meta(e *Entry) error {
 	if err := tr.expect('{'); err != nil {
 		return fmt.Errorf("meta: %w", err)
 	}
@@ -426,10 +426,10 @@ func (tr *tableReader) meta(e *Entry) error {
 		if err != nil || !more {
 			return err
 		}
-		if len(e.Meta) == maxMetaKeys {
-			return fmt.Errorf("meta: more than %d keys", maxMetaKeys)
+		if len(e.Meta) == MaxMetaKeys {
+			return fmt.Errorf("meta: more than %d keys", MaxMetaKeys)
 		}
-		k, err := tr.str(maxMetaKeyBytes)
+		k, err := tr.str(MaxMetaKeyBytes)
 		if err != nil {
 			return fmt.Errorf("meta: a key: %w", err)
 		}
@@ -443,7 +443,7 @@ func (tr *tableReader) meta(e *Entry) error {
 		if c, err := tr.peek(); err != nil || c != '"' {
 			return fmt.Errorf("meta %q: the value must be a string", key)
 		}
-		v, err := tr.str(maxMetaValueBytes)
+		v, err := tr.str(MaxMetaValueBytes)
 		if err != nil {
 			return fmt.Errorf("meta %q: %w", key, err)
 		}
@@ -451,11 +451,11 @@ func (tr *tableReader) meta(e *Entry) error {
 	}
 }
 
-// each reads the whole table, calling fn for every entry, and returns the
+// Each reads the whole table, calling fn for every entry, and returns the
 // number of entries, or on error the index of the entry at fault (-1 when
 // outside the entries). Errors from fn are returned as they are; the caller
 // adds the position.
-func (tr *tableReader) each(fn func(e *Entry) error) (entry int, err error) {
+func (tr *Reader) Each(fn func(e *Entry) error) (entry int, err error) {
 	tr.skipBOM()
 	if err := tr.start(); err != nil {
 		return -1, err
@@ -497,7 +497,7 @@ func (tr *tableReader) each(fn func(e *Entry) error) (entry int, err error) {
 
 // skipBOM skips a UTF-8 byte order mark at the start of the file, which
 // spreadsheet exports write.
-func (tr *tableReader) skipBOM() {
+func (tr *Reader) skipBOM() {
 	if tr.need(3) == nil && string(tr.buf[tr.pos:tr.pos+3]) == "\uFEFF" {
 		tr.pos += 3
 	}
@@ -506,7 +506,7 @@ func (tr *tableReader) skipBOM() {
 // start reads the table up to the first entry: {"entries": [. Anything
 // else is refused with an error that says what a table is and what the
 // file holds instead.
-func (tr *tableReader) start() error {
+func (tr *Reader) start() error {
 	c, err := tr.peek()
 	switch {
 	case errors.Is(err, errSyntax):

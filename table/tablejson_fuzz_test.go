@@ -1,4 +1,4 @@
-package ark
+package table
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ func FuzzTableReader(f *testing.F) {
 	f.Add([]byte(`[{"id": "ark:12345/x"}]`))
 	f.Add([]byte(`{"entries": [], "x": 1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := newTableReader(bytes.NewReader(data)).each(func(e *Entry) error {
-			if len(e.ID) > maxIDBytes || len(e.Target) > maxTargetBytes || len(e.Meta) > maxMetaKeys {
+		_, err := NewReader(bytes.NewReader(data)).Each(func(e *Entry) error {
+			if len(e.ID) > MaxIDBytes || len(e.Target) > MaxTargetBytes || len(e.Meta) > MaxMetaKeys {
 				t.Fatalf("over a limit: %d, %d, %d", len(e.ID), len(e.Target), len(e.Meta))
 			}
 			for k, v := range e.Meta {
-				if len(k) > maxMetaKeyBytes || len(v) > maxMetaValueBytes {
+				if len(k) > MaxMetaKeyBytes || len(v) > MaxMetaValueBytes {
 					t.Fatalf("meta over a limit: %d, %d", len(k), len(v))
 				}
 			}

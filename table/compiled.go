@@ -1,4 +1,4 @@
-package ark
+package table
 
 // A compiled table is the file `caddy ark compile` writes: the same
 // assignments as the JSON table files it was compiled from, laid out to be
@@ -74,6 +74,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"iter"
+	"net/http"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -92,9 +93,9 @@ const compiledMagic = "\x89ARKTBL\n"
 const compiledVersion = 1
 
 const (
-	compiledHeaderSize = 96
-	compiledSlotSize   = 8
-	compiledRecordSize = 24
+	CompiledHeaderSize = 96
+	CompiledSlotSize   = 8
+	CompiledRecordSize = 24
 	compiledMaxCount   = 1<<32 - 2
 	compiledMinSlots   = 16
 	compiledMaxSlots   = 1 << 32
@@ -111,7 +112,7 @@ type compiledHeader struct {
 
 // encode writes h as the 96 header bytes, with its checksum.
 func (h *compiledHeader) encode() []byte {
-	b := make([]byte, compiledHeaderSize)
+	b := make([]byte, CompiledHeaderSize)
 	copy(b, compiledMagic)
 	binary.LittleEndian.PutUint32(b[8:], compiledVersion)
 	for i, v := range []uint64{h.count, h.slotCount, h.recordsOff, h.arenaOff, h.arenaLen, h.naansOff, h.naansLen, h.fileLen} {
@@ -122,17 +123,17 @@ func (h *compiledHeader) encode() []byte {
 	return b
 }
 
-// errDamaged is wrapped by every error about a compiled table's structure.
-var errDamaged = errors.New("damaged compiled table")
+// ErrDamaged is wrapped by every error about a compiled table's structure.
+var ErrDamaged = errors.New("damaged compiled table")
 
 func damaged(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{errDamaged}, args...)...)
+	return fmt.Errorf("%w: "+format, append([]any{ErrDamaged}, args...)...)
 }
 
 // decodeCompiledHeader validates the header of a compiled file of size
 // bytes and the places of its sections.
 func decodeCompiledHeader(b []byte, size uint64) (*compiledHeader, error) {
-	if size < compiledHeaderSize || uint64(len(b)) < compiledHeaderSize {
+	if size < CompiledHeaderSize || uint64(len(b)) < CompiledHeaderSize {
 		return nil, damaged("%d bytes, shorter than the header", size)
 	}
 	if string(b[:8]) != compiledMagic {
@@ -156,8 +157,8 @@ func decodeCompiledHeader(b []byte, size uint64) (*compiledHeader, error) {
 		return nil, damaged("%d records", h.count)
 	case h.slotCount < compiledMinSlots || h.slotCount > compiledMaxSlots || h.slotCount&(h.slotCount-1) != 0 || h.count >= h.slotCount:
 		return nil, damaged("%d slots for %d records", h.slotCount, h.count)
-	case h.recordsOff != compiledHeaderSize+h.slotCount*compiledSlotSize,
-		h.arenaOff != h.recordsOff+h.count*compiledRecordSize,
+	case h.recordsOff != CompiledHeaderSize+h.slotCount*CompiledSlotSize,
+		h.arenaOff != h.recordsOff+h.count*CompiledRecordSize,
 		h.arenaLen > size || h.naansOff != h.arenaOff+h.arenaLen,
 		h.naansLen > size || h.naansOff+h.naansLen != size:
 		return nil, damaged("sections out of place")
@@ -165,11 +166,11 @@ func decodeCompiledHeader(b []byte, size uint64) (*compiledHeader, error) {
 	return h, nil
 }
 
-// compiledTable is a compiled table file mapped in memory. It implements
+// Compiled is a compiled table file mapped in memory. It implements
 // entryTable. Strings it returns are copies, so nothing refers to the
 // mapping once a lookup has returned; the mapping is released when the
 // table is garbage, that is when no resolver and no request uses it.
-type compiledTable struct {
+type Compiled struct {
 	path    string
 	data    []byte // the whole file, mapped read-only
 	slots   []byte
@@ -183,16 +184,16 @@ type compiledTable struct {
 }
 
 // sourceOf implements entryTable: a compiled table names its file.
-func (t *compiledTable) sourceOf(key string) (string, bool) {
-	if _, ok := t.lookup(key); !ok {
+func (t *Compiled) SourceOf(key string) (string, bool) {
+	if _, ok := t.Lookup(key); !ok {
 		return "", false
 	}
 	return t.path, true
 }
 
-// isCompiledTable reports whether the file at path starts with the magic
+// IsCompiled reports whether the file at path starts with the magic
 // of a compiled table.
-func isCompiledTable(path string) (bool, error) {
+func IsCompiled(path string) (bool, error) {
 	f, err := osfile.OpenRegular(path)
 	if err != nil {
 		return false, err
@@ -203,10 +204,10 @@ func isCompiledTable(path string) (bool, error) {
 	return n == len(magic) && string(magic[:]) == compiledMagic, nil
 }
 
-// openCompiledTable maps the compiled table at path and checks its header
+// OpenCompiled maps the compiled table at path and checks its header
 // and structure; with verify, it also checks the whole file's checksum,
 // which reads every page.
-func openCompiledTable(path string, verify bool) (*compiledTable, error) {
+func OpenCompiled(path string, verify bool) (*Compiled, error) {
 	f, err := osfile.OpenRegular(path)
 	if err != nil {
 		return nil, err
@@ -230,13 +231,13 @@ func openCompiledTable(path string, verify bool) (*compiledTable, error) {
 
 // newCompiledTable validates data, a whole compiled file, and returns the
 // table it holds.
-func newCompiledTable(path string, data []byte) (*compiledTable, error) {
+func newCompiledTable(path string, data []byte) (*Compiled, error) {
 	h, err := decodeCompiledHeader(data, uint64(len(data)))
 	if err != nil {
 		return nil, err
 	}
-	t := &compiledTable{path: path, data: data, count: int(h.count), mask: h.slotCount - 1, dataCRC: h.dataCRC,
-		slots:   data[compiledHeaderSize:h.recordsOff],
+	t := &Compiled{path: path, data: data, count: int(h.count), mask: h.slotCount - 1, dataCRC: h.dataCRC,
+		slots:   data[CompiledHeaderSize:h.recordsOff],
 		records: data[h.recordsOff:h.arenaOff],
 		arena:   data[h.arenaOff:h.naansOff],
 	}
@@ -271,10 +272,10 @@ func decodeNAANs(b []byte) ([]string, error) {
 }
 
 // verify checks the whole file's checksum.
-func (t *compiledTable) verify() (err error) {
+func (t *Compiled) verify() (err error) {
 	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	if crc32.Checksum(t.data[compiledHeaderSize:], castagnoli) != t.dataCRC {
+	if crc32.Checksum(t.data[CompiledHeaderSize:], castagnoli) != t.dataCRC {
 		return damaged("checksum mismatch: the file is not as it was written")
 	}
 	return nil
@@ -313,11 +314,11 @@ type compiledRecord struct {
 
 // record decodes record i, checking its bounds, its checksum and its
 // fields; ok is false if it is damaged.
-func (t *compiledTable) record(i uint64) (r compiledRecord, ok bool) {
+func (t *Compiled) record(i uint64) (r compiledRecord, ok bool) {
 	if i >= uint64(t.count) {
 		return r, false
 	}
-	return decodeCompiledRecord(t.records[i*compiledRecordSize:(i+1)*compiledRecordSize], t.arena, 0)
+	return decodeCompiledRecord(t.records[i*CompiledRecordSize:(i+1)*CompiledRecordSize], t.arena, 0)
 }
 
 // decodeCompiledRecord decodes the record b, whose arena bytes are in arena, a
@@ -349,13 +350,13 @@ func decodeCompiledRecord(b, arena []byte, base uint64) (r compiledRecord, ok bo
 
 // assignment copies r out of the mapping; ok is false if its metadata is
 // malformed.
-func (r *compiledRecord) assignment() (*assignment, bool) {
-	a := &assignment{target: string(r.target), status: r.status, passthrough: r.passthrough}
+func (r *compiledRecord) assignment() (*Assignment, bool) {
+	a := &Assignment{Target: string(r.target), Status: r.status, Passthrough: r.passthrough}
 	if len(r.meta) == 0 {
 		return a, true
 	}
 	m, ok := decodeMeta(r.meta)
-	a.meta = m
+	a.Meta = m
 	return a, ok
 }
 
@@ -365,7 +366,7 @@ func decodeMeta(b []byte) (map[string]string, bool) {
 		return nil, false
 	}
 	n := int(binary.LittleEndian.Uint16(b))
-	if n > maxMetaKeys {
+	if n > MaxMetaKeys {
 		return nil, false
 	}
 	b = b[2:]
@@ -390,9 +391,9 @@ func decodeMeta(b []byte) (map[string]string, bool) {
 	return m, len(b) == 0
 }
 
-// lookup implements entryTable. A file found damaged where key would be,
+// Lookup implements entryTable. A file found damaged where key would be,
 // or shrunk while mapped, answers unreadable: the key may well be in it.
-func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
+func (t *Compiled) Lookup(key string) (a *Assignment, ok bool) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -400,9 +401,9 @@ func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
 			if _, fault := r.(interface{ Addr() uintptr }); !fault {
 				panic(r)
 			}
-			a, ok = unreadable, true
+			a, ok = Unreadable, true
 		}
-		if a == unreadable {
+		if a == Unreadable {
 			t.reportDamage()
 		}
 		runtime.KeepAlive(t) // the mapping must outlive the reads above
@@ -411,7 +412,7 @@ func (t *compiledTable) lookup(key string) (a *assignment, ok bool) {
 }
 
 // reportDamage counts a lookup that found t damaged, and logs the first.
-func (t *compiledTable) reportDamage() {
+func (t *Compiled) reportDamage() {
 	metrics.Counters.TableDamaged.Inc()
 	if t.damaged.CompareAndSwap(false, true) {
 		caddy.Log().Named("http.handlers.ark").Error("compiled table damaged or changed in place while mapped: identifiers it may hold answer 503 until a good file is renamed over it and reloaded",
@@ -434,25 +435,25 @@ func recoverFault(onFault func()) {
 	onFault()
 }
 
-func (t *compiledTable) find(key string) (*assignment, bool) {
+func (t *Compiled) find(key string) (*Assignment, bool) {
 	h := compiledHash(key)
 	tag := h >> 32
 	i := tag & t.mask
 	for range t.mask + 1 {
-		s := binary.LittleEndian.Uint64(t.slots[i*compiledSlotSize:])
+		s := binary.LittleEndian.Uint64(t.slots[i*CompiledSlotSize:])
 		if s == 0 {
 			return nil, false
 		}
 		if s>>32 == tag {
 			r, ok := t.record(uint64(uint32(s)) - 1)
 			if !ok {
-				return unreadable, true // most likely key's own record: a 32-bit tag rarely matches another
+				return Unreadable, true // most likely key's own record: a 32-bit tag rarely matches another
 			}
 			if string(r.key) == key {
 				if a, ok := r.assignment(); ok {
 					return a, true
 				}
-				return unreadable, true
+				return Unreadable, true
 			}
 		}
 		i = (i + 1) & t.mask
@@ -460,23 +461,23 @@ func (t *compiledTable) find(key string) (*assignment, bool) {
 	return nil, false
 }
 
-// len implements entryTable.
-func (t *compiledTable) len() int { return t.count }
+// Len implements entryTable.
+func (t *Compiled) Len() int { return t.count }
 
-// naanList implements entryTable.
-func (t *compiledTable) naanList() []string { return slices.Clone(t.naans) }
+// NAANs implements entryTable.
+func (t *Compiled) NAANs() []string { return slices.Clone(t.naans) }
 
-// all implements entryTable. A damaged record ends the iteration; check
+// All implements entryTable. A damaged record ends the iteration; check
 // reports it (see walk).
-func (t *compiledTable) all() iter.Seq2[string, *assignment] {
-	return func(yield func(string, *assignment) bool) {
-		_ = t.walk(yield)
+func (t *Compiled) All() iter.Seq2[string, *Assignment] {
+	return func(yield func(string, *Assignment) bool) {
+		_ = t.Walk(yield)
 	}
 }
 
-// walk yields every record in order, and returns an error naming the
+// Walk yields every record in order, and returns an error naming the
 // first damaged one.
-func (t *compiledTable) walk(yield func(string, *assignment) bool) (err error) {
+func (t *Compiled) Walk(yield func(string, *Assignment) bool) (err error) {
 	defer runtime.KeepAlive(t)
 	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -496,16 +497,16 @@ func (t *compiledTable) walk(yield func(string, *assignment) bool) (err error) {
 	return nil
 }
 
-// check verifies the whole file: its checksum, every record, and that the
+// Check verifies the whole file: its checksum, every record, and that the
 // index finds every key. It returns the first problem.
-func (t *compiledTable) check() error {
+func (t *Compiled) Check() error {
 	if err := t.verify(); err != nil {
 		return err
 	}
 	var err error
 	i := 0
-	werr := t.walk(func(key string, _ *assignment) bool {
-		if _, ok := t.lookup(key); !ok {
+	werr := t.Walk(func(key string, _ *Assignment) bool {
+		if _, ok := t.Lookup(key); !ok {
 			err = damaged("record %d (%s): not found through the index", i, key)
 			return false
 		}
@@ -514,3 +515,7 @@ func (t *compiledTable) check() error {
 	})
 	return errors.Join(werr, err)
 }
+
+// Unreadable is what a table answers for a key it cannot read: a compiled
+// table found damaged where the key would be, or shrunk while mapped.
+var Unreadable = &Assignment{Status: http.StatusServiceUnavailable}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package ark
+package table
 
 import (
 	"errors"

@@ -1,8 +1,10 @@
-package ark
+package table
 
 import (
 	"os"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // FuzzCompiledTable mutates a compiled file: opening it, looking keys up,
@@ -11,10 +13,10 @@ import (
 func FuzzCompiledTable(f *testing.F) {
 	dir := f.TempDir()
 	src := dir + "/src.json"
-	if err := os.WriteFile(src, []byte(everyField), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(testkit.EveryField), 0o644); err != nil {
 		f.Fatal(err)
 	}
-	if _, err := compileTables([]string{src}, dir+"/t.arkt"); err != nil {
+	if _, err := Compile([]string{src}, dir+"/t.arkt"); err != nil {
 		f.Fatal(err)
 	}
 	good, err := os.ReadFile(dir + "/t.arkt")
@@ -35,17 +37,17 @@ func FuzzCompiledTable(f *testing.F) {
 			return
 		}
 		for _, k := range keys {
-			got, ok := ct.lookup(k)
-			if !ok || got == unreadable {
+			got, ok := ct.Lookup(k)
+			if !ok || got == Unreadable {
 				continue
 			}
-			want, had := original.lookup(k)
-			if !had || !sameAssignment(got, want) {
+			want, had := original.Lookup(k)
+			if !had || !SameAssignment(got, want) {
 				t.Fatalf("%s: %+v, the original has %+v %v", k, got, want, had)
 			}
 		}
-		for range ct.all() {
+		for range ct.All() {
 		}
-		_ = ct.check()
+		_ = ct.Check()
 	})
 }

@@ -1,4 +1,4 @@
-package ark
+package table
 
 import (
 	"errors"
@@ -11,11 +11,11 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 )
 
-// table maps identifier keys to assignments. It is built once and never
+// heapTable maps identifier keys to assignments. It is built once and never
 // changed, so any number of requests may read it at once. It is laid out
 // for millions of entries: 16-byte records, keys and targets packed in an
 // arena, and an open-addressing index of 8-byte slots.
-type table struct {
+type heapTable struct {
 	records []record
 	arena   arena
 	slots   []uint64 // high 32 bits of the key's hash, low 32 bits record index+1; 0 is empty
@@ -39,7 +39,7 @@ type record struct {
 // maxEntryString is the longest key or target a table stores.
 const maxEntryString = 1<<16 - 1
 
-// source names where a run of entries came from, for error messages.
+// Source names where a run of entries came from, for error messages.
 type source struct {
 	name    string // file path, or "entries" for the handler's own
 	first   int    // position in records of its first entry
@@ -49,12 +49,12 @@ type source struct {
 	lines []int32
 }
 
-func newTable(sizeHint int) *table {
+func newTable(sizeHint int) *heapTable {
 	n := 16
 	for n*3 < sizeHint*4 {
 		n *= 2
 	}
-	return &table{
+	return &heapTable{
 		records: make([]record, 0, sizeHint),
 		slots:   make([]uint64, n),
 		seed:    maphash.MakeSeed(),
@@ -64,7 +64,7 @@ func newTable(sizeHint int) *table {
 }
 
 // find returns the position of key's record.
-func (t *table) find(key string, hash uint64) (int, bool) {
+func (t *heapTable) find(key string, hash uint64) (int, bool) {
 	mask := uint64(len(t.slots) - 1)
 	tag := hash >> 32
 	for i := tag & mask; ; i = (i + 1) & mask {
@@ -81,8 +81,8 @@ func (t *table) find(key string, hash uint64) (int, bool) {
 	}
 }
 
-// lookup returns the assignment of key.
-func (t *table) lookup(key string) (*assignment, bool) {
+// Lookup returns the assignment of key.
+func (t *heapTable) Lookup(key string) (*Assignment, bool) {
 	i, ok := t.find(key, maphash.String(t.seed, key))
 	if !ok {
 		return nil, false
@@ -91,18 +91,18 @@ func (t *table) lookup(key string) (*assignment, bool) {
 }
 
 // assignment unpacks the record at position i.
-func (t *table) assignment(i int) *assignment {
+func (t *heapTable) assignment(i int) *Assignment {
 	r := &t.records[i]
-	return &assignment{
-		target:      t.arena.str(r.key+uint32(r.keyLen), int(r.targetLen)),
-		status:      int(r.status),
-		passthrough: r.passthrough,
-		meta:        t.metas[r.meta],
+	return &Assignment{
+		Target:      t.arena.str(r.key+uint32(r.keyLen), int(r.targetLen)),
+		Status:      int(r.status),
+		Passthrough: r.passthrough,
+		Meta:        t.metas[r.meta],
 	}
 }
 
 // sourceOf names where key is assigned, if it is: see describe.
-func (t *table) sourceOf(key string) (string, bool) {
+func (t *heapTable) SourceOf(key string) (string, bool) {
 	i, ok := t.find(key, maphash.String(t.seed, key))
 	if !ok {
 		return "", false
@@ -110,25 +110,25 @@ func (t *table) sourceOf(key string) (string, bool) {
 	return t.describe(i), true
 }
 
-// len returns the number of distinct keys.
-func (t *table) len() int { return len(t.records) }
+// Len returns the number of distinct keys.
+func (t *heapTable) Len() int { return len(t.records) }
 
 // insert adds key with a at slot, the empty slot find returned for key.
-func (t *table) insert(key string, slot int, hash uint64, a assignment) error {
-	if len(key) > maxEntryString || len(a.target) > maxEntryString {
+func (t *heapTable) insert(key string, slot int, hash uint64, a Assignment) error {
+	if len(key) > maxEntryString || len(a.Target) > maxEntryString {
 		return errors.New("id or target longer than 65535 bytes")
 	}
 	if len(t.records) == 1<<32-2 {
 		return errors.New("too many entries")
 	}
-	off, ok := t.arena.add(key, a.target)
+	off, ok := t.arena.add(key, a.Target)
 	if !ok {
 		return errors.New("the table's keys and targets exceed 4 GiB")
 	}
-	r := record{key: off, keyLen: uint16(len(key)), targetLen: uint16(len(a.target)), status: uint16(a.status), passthrough: a.passthrough}
-	if a.meta != nil {
+	r := record{key: off, keyLen: uint16(len(key)), targetLen: uint16(len(a.Target)), status: uint16(a.Status), passthrough: a.Passthrough}
+	if a.Meta != nil {
 		r.meta = uint32(len(t.metas))
-		t.metas = append(t.metas, a.meta)
+		t.metas = append(t.metas, a.Meta)
 	}
 	t.records = append(t.records, r)
 	t.slots[slot] = hash>>32<<32 | uint64(len(t.records))
@@ -137,7 +137,7 @@ func (t *table) insert(key string, slot int, hash uint64, a assignment) error {
 
 // grow doubles the index when one more record would fill it past 3/4,
 // placing every slot again by its stored hash.
-func (t *table) grow() {
+func (t *heapTable) grow() {
 	if (len(t.records)+1)*4 <= len(t.slots)*3 {
 		return
 	}
@@ -156,25 +156,50 @@ func (t *table) grow() {
 	}
 }
 
-// tableBuilder accumulates entries, refusing bad ones and conflicts.
-type tableBuilder struct {
-	t *table
+// Builder accumulates entries, refusing bad ones and conflicts.
+type Builder struct {
+	t *heapTable
 }
 
-func newTableBuilder(sizeHint int) *tableBuilder {
-	return &tableBuilder{t: newTable(sizeHint)}
+func NewBuilder(sizeHint int) *Builder {
+	return &Builder{t: newTable(sizeHint)}
 }
 
-// startSource begins a run of entries from name.
-func (b *tableBuilder) startSource(name string) {
+// StartSource begins a run of entries from name.
+func (b *Builder) StartSource(name string) {
 	b.t.sources = append(b.t.sources, source{name: name, first: len(b.t.records)})
 }
 
-// add compiles e and adds it. An equivalent identifier that is already
+// StartLinedSource starts a source whose entries are read one a line (an
+// import's rows), so that errors name an entry by its line; addLine adds
+// them.
+func (b *Builder) StartLinedSource(name string) {
+	b.StartSource(name)
+	b.t.sources[len(b.t.sources)-1].lines = []int32{}
+}
+
+// AddLine adds e, read at line of a source started by startLinedSource,
+// and returns its normalized key, or dup when an equivalent identifier is
+// there already with the same assignment.
+func (b *Builder) AddLine(e *Entry, line int) (key string, dup bool, err error) {
+	before := b.t.Len()
+	if err := b.Add(e); err != nil {
+		return "", false, err
+	}
+	src := &b.t.sources[len(b.t.sources)-1]
+	src.lines = append(src.lines, int32(line))
+	if b.t.Len() == before {
+		return "", true, nil
+	}
+	r := &b.t.records[before]
+	return b.t.arena.str(r.key, int(r.keyLen)), false, nil
+}
+
+// Add compiles e and adds it. An equivalent identifier that is already
 // there with the same assignment is skipped; one with a different
 // assignment is an error naming both entries.
-func (b *tableBuilder) add(e *Entry) error {
-	key, naan, a, err := e.compile()
+func (b *Builder) Add(e *Entry) error {
+	key, naan, a, err := e.Compile()
 	if err != nil {
 		return err
 	}
@@ -183,7 +208,7 @@ func (b *tableBuilder) add(e *Entry) error {
 	i, ok := b.t.find(key, hash)
 	if ok {
 		prev := b.t.assignment(i)
-		if sameAssignment(prev, &a) {
+		if SameAssignment(prev, &a) {
 			src := &b.t.sources[len(b.t.sources)-1]
 			src.skipped = append(src.skipped, len(b.t.records)-src.first+len(src.skipped))
 			return nil
@@ -204,7 +229,7 @@ func (b *tableBuilder) add(e *Entry) error {
 
 // describe names the entry at position i: its source, and its index there
 // when the source holds several.
-func (t *table) describe(i int) string {
+func (t *heapTable) describe(i int) string {
 	s := sort.Search(len(t.sources), func(j int) bool { return t.sources[j].first > i }) - 1
 	next := len(t.records)
 	if s+1 < len(t.sources) {
@@ -226,17 +251,17 @@ func (t *table) describe(i int) string {
 	return fmt.Sprintf("%s entry %d", src.name, entry)
 }
 
-func sameAssignment(a, b *assignment) bool {
-	return a.target == b.target && a.status == b.status && a.passthrough == b.passthrough && maps.Equal(a.meta, b.meta)
+func SameAssignment(a, b *Assignment) bool {
+	return a.Target == b.Target && a.Status == b.Status && a.Passthrough == b.Passthrough && maps.Equal(a.Meta, b.Meta)
 }
 
-func difference(a, b *assignment) string {
+func difference(a, b *Assignment) string {
 	switch {
-	case a.target != b.target:
-		return fmt.Sprintf("target (%q, not %q)", a.target, b.target)
-	case a.status != b.status:
-		return fmt.Sprintf("status (%d, not %d)", a.status, b.status)
-	case a.passthrough != b.passthrough:
+	case a.Target != b.Target:
+		return fmt.Sprintf("target (%q, not %q)", a.Target, b.Target)
+	case a.Status != b.Status:
+		return fmt.Sprintf("status (%d, not %d)", a.Status, b.Status)
+	case a.Passthrough != b.Passthrough:
 		return "passthrough"
 	}
 	return "meta"
@@ -244,23 +269,23 @@ func difference(a, b *assignment) string {
 
 // loadFile streams the table file at path into b. Errors name the file,
 // the line and the entry.
-func (b *tableBuilder) loadFile(path string) error {
+func (b *Builder) loadFile(path string) error {
 	f, err := osfile.OpenRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	b.startSource(path)
-	tr := newTableReader(f)
-	entry, err := tr.each(b.add)
+	b.StartSource(path)
+	tr := NewReader(f)
+	entry, err := tr.Each(b.Add)
 	if err == nil {
 		return nil
 	}
-	return &loadError{file: path, line: tr.line, entry: entry, err: err}
+	return &LoadError{File: path, Line: tr.Line, Entry: entry, Err: err}
 }
 
-// sourceName names the handler's own entry e in errors.
-func (e *Entry) sourceName() string {
+// SourceName names the handler's own entry e in errors.
+func (e *Entry) SourceName() string {
 	return "the map at " + e.Source
 }
 
@@ -268,52 +293,81 @@ func (e *Entry) sourceName() string {
 // before reading it.
 const bytesPerEntry = 80
 
-// loadError is an entry, or a part of a table file outside the entries,
+// LoadError is an entry, or a part of a table file outside the entries,
 // that failed to load: where it is, and why.
-type loadError struct {
-	file  string // the table file; "" for the handler's own entries
-	line  int    // 1-based line in file
-	entry int    // index of the entry at fault; -1 when outside the entries
+type LoadError struct {
+	File  string // the table file; "" for the handler's own entries
+	Line  int    // 1-based line in file
+	Entry int    // index of the entry at fault; -1 when outside the entries
 	// where the handler's own entry was written (Entry.Source), if known
-	source string
-	err    error
+	Source string
+	Err    error
 }
 
-func (e *loadError) Error() string {
+func (e *LoadError) Error() string {
 	switch {
-	case e.file == "" && e.source != "":
-		return fmt.Sprintf("the map at %s: %v", e.source, e.err)
-	case e.file == "":
-		return fmt.Sprintf("entries[%d]: %v", e.entry, e.err)
-	case e.entry < 0:
-		return fmt.Sprintf("%s:%d: %v", e.file, e.line, e.err)
+	case e.File == "" && e.Source != "":
+		return fmt.Sprintf("the map at %s: %v", e.Source, e.Err)
+	case e.File == "":
+		return fmt.Sprintf("entries[%d]: %v", e.Entry, e.Err)
+	case e.Entry < 0:
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
 	}
-	return fmt.Sprintf("%s:%d: entry %d: %v", e.file, e.line, e.entry, e.err)
+	return fmt.Sprintf("%s:%d: entry %d: %v", e.File, e.Line, e.Entry, e.Err)
 }
 
-func (e *loadError) Unwrap() error { return e.err }
+func (e *LoadError) Unwrap() error { return e.Err }
 
-// loadTable builds a table from files and inline entries, in that order.
-func loadTable(files []string, inline []Entry) (*table, error) {
+// Load builds a table in memory from table files (JSON) and inline
+// entries, in that order.
+func Load(files []string, inline []Entry) (Table, error) {
+	t, err := load(files, inline)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// LoadCounted is Load without inline entries, and also returns how many
+// identifiers each file added, in the order of files: an identifier that an
+// earlier file assigned the same way counts for that one only.
+func LoadCounted(files []string) (Table, []int, error) {
+	t, err := load(files, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	counts := make([]int, len(files))
+	for i := range files {
+		next := t.Len()
+		if i+1 < len(t.sources) {
+			next = t.sources[i+1].first
+		}
+		counts[i] = next - t.sources[i].first
+	}
+	return t, counts, nil
+}
+
+// load builds the in-memory table of Load.
+func load(files []string, inline []Entry) (*heapTable, error) {
 	hint := len(inline)
 	for _, path := range files {
 		if fi, err := os.Stat(path); err == nil {
 			hint += int(fi.Size() / bytesPerEntry)
 		}
 	}
-	b := newTableBuilder(hint)
+	b := NewBuilder(hint)
 	for _, path := range files {
 		if err := b.loadFile(path); err != nil {
 			return nil, err
 		}
 	}
-	b.startSource("entries")
+	b.StartSource("entries")
 	for i := range inline {
 		if inline[i].Source != "" {
-			b.startSource(inline[i].sourceName())
+			b.StartSource(inline[i].SourceName())
 		}
-		if err := b.add(&inline[i]); err != nil {
-			return nil, &loadError{entry: i, source: inline[i].Source, err: err}
+		if err := b.Add(&inline[i]); err != nil {
+			return nil, &LoadError{Entry: i, Source: inline[i].Source, Err: err}
 		}
 	}
 	return b.t, nil

@@ -1,4 +1,4 @@
-package ark
+package table
 
 import (
 	"bufio"
@@ -17,11 +17,11 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 )
 
-// compileStats describes a compiled table that was written.
-type compileStats struct {
-	entries  int   // entries read, duplicates included
-	distinct int   // distinct keys written
-	size     int64 // bytes of the file
+// CompileStats describes a compiled table that was written.
+type CompileStats struct {
+	Entries  int   // entries read, duplicates included
+	Distinct int   // distinct keys written
+	Size     int64 // bytes of the file
 }
 
 // compiler writes a compiled table from JSON table files in two passes,
@@ -51,10 +51,10 @@ type spillEntry struct {
 	idx  uint32 // position among all entries read
 }
 
-// compileTables compiles the JSON table files at paths into the compiled
+// Compile compiles the JSON table files at paths into the compiled
 // table out, through a temporary file renamed into place once complete.
 // Errors are those loading the files would give.
-func compileTables(paths []string, out string) (*compileStats, error) {
+func Compile(paths []string, out string) (*CompileStats, error) {
 	// The entries and the index are a few large allocations that live to
 	// the end; what else is allocated is short-lived garbage, which the
 	// default GOGC=100 would let grow to their size before collecting it.
@@ -107,11 +107,11 @@ func (c *compiler) readAll() error {
 		if err != nil {
 			return err
 		}
-		tr := newTableReader(f)
-		entry, err := tr.each(c.add)
+		tr := NewReader(f)
+		entry, err := tr.Each(c.add)
 		f.Close()
 		if err != nil {
-			return &loadError{file: path, line: tr.line, entry: entry, err: err}
+			return &LoadError{File: path, Line: tr.Line, Entry: entry, Err: err}
 		}
 	}
 	return nil
@@ -119,7 +119,7 @@ func (c *compiler) readAll() error {
 
 // add checks and spills one entry.
 func (c *compiler) add(e *Entry) error {
-	key, naan, a, err := e.compile()
+	key, naan, a, err := e.Compile()
 	if err != nil {
 		return err
 	}
@@ -146,15 +146,15 @@ func (c *compiler) add(e *Entry) error {
 
 // encodeCompiledRecord returns the record of key with a, whose bytes start
 // at off in the arena, and those bytes.
-func encodeCompiledRecord(off uint64, key string, a *assignment) (rec, bytes []byte) {
-	bytes = append(append([]byte(key), a.target...), encodeMeta(a.meta)...)
-	rec = make([]byte, compiledRecordSize)
+func encodeCompiledRecord(off uint64, key string, a *Assignment) (rec, bytes []byte) {
+	bytes = append(append([]byte(key), a.Target...), encodeMeta(a.Meta)...)
+	rec = make([]byte, CompiledRecordSize)
 	binary.LittleEndian.PutUint64(rec, off)
 	binary.LittleEndian.PutUint16(rec[8:], uint16(len(key)))
-	binary.LittleEndian.PutUint16(rec[10:], uint16(len(a.target)))
-	binary.LittleEndian.PutUint32(rec[12:], uint32(len(bytes)-len(key)-len(a.target)))
-	binary.LittleEndian.PutUint16(rec[16:], uint16(a.status))
-	if a.passthrough {
+	binary.LittleEndian.PutUint16(rec[10:], uint16(len(a.Target)))
+	binary.LittleEndian.PutUint32(rec[12:], uint32(len(bytes)-len(key)-len(a.Target)))
+	binary.LittleEndian.PutUint16(rec[16:], uint16(a.Status))
+	if a.Passthrough {
 		binary.LittleEndian.PutUint16(rec[18:], 1)
 	}
 	crc := crc32.Update(crc32.Checksum(rec[:20], castagnoli), castagnoli, bytes)
@@ -178,9 +178,9 @@ func encodeMeta(meta map[string]string) []byte {
 }
 
 // spilled reads back entry idx from the spill files.
-func (c *compiler) spilled(idx uint32) (key string, a *assignment, err error) {
-	rec := make([]byte, compiledRecordSize)
-	if _, err := c.records.ReadAt(rec, int64(idx)*compiledRecordSize); err != nil {
+func (c *compiler) spilled(idx uint32) (key string, a *Assignment, err error) {
+	rec := make([]byte, CompiledRecordSize)
+	if _, err := c.records.ReadAt(rec, int64(idx)*CompiledRecordSize); err != nil {
 		return "", nil, err
 	}
 	n := int(binary.LittleEndian.Uint16(rec[8:])) + int(binary.LittleEndian.Uint16(rec[10:])) + int(binary.LittleEndian.Uint32(rec[12:]))
@@ -221,7 +221,7 @@ func (c *compiler) dedupe() ([]uint32, error) {
 		if j-i > 1 {
 			type kept struct {
 				key string
-				a   *assignment
+				a   *Assignment
 				idx uint32
 			}
 			var seen []kept
@@ -234,7 +234,7 @@ func (c *compiler) dedupe() ([]uint32, error) {
 				switch {
 				case k < 0:
 					seen = append(seen, kept{key, a, e.idx})
-				case sameAssignment(seen[k].a, a):
+				case SameAssignment(seen[k].a, a):
 					skipped = append(skipped, e.idx)
 				case e.idx < conflict:
 					conflict, first = e.idx, seen[k].idx
@@ -265,7 +265,7 @@ func (c *compiler) conflictError(first, later uint32) error {
 	if err != nil {
 		return err
 	}
-	key, _, a, err := e.compile()
+	key, _, a, err := e.Compile()
 	if err != nil {
 		return err
 	}
@@ -273,8 +273,8 @@ func (c *compiler) conflictError(first, later uint32) error {
 	if err != nil {
 		return err
 	}
-	return &loadError{file: c.paths[file], line: line, entry: entry,
-		err: fmt.Errorf("id %q is %s, already assigned by %s with a different %s: equivalent identifiers cannot be assigned twice",
+	return &LoadError{File: c.paths[file], Line: line, Entry: entry,
+		Err: fmt.Errorf("id %q is %s, already assigned by %s with a different %s: equivalent identifiers cannot be assigned twice",
 			e.ID, key, c.describe(first), difference(prev, &a))}
 }
 
@@ -303,10 +303,10 @@ func readEntryAt(path string, n int) (*Entry, int, error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	tr := newTableReader(f)
+	tr := NewReader(f)
 	var found *Entry
 	i := 0
-	_, err = tr.each(func(e *Entry) error {
+	_, err = tr.Each(func(e *Entry) error {
 		if i == n {
 			found = e
 			return errFound
@@ -317,11 +317,11 @@ func readEntryAt(path string, n int) (*Entry, int, error) {
 	if found == nil {
 		return nil, 0, fmt.Errorf("%s changed while compiling: %v", path, err)
 	}
-	return found, tr.line, nil
+	return found, tr.Line, nil
 }
 
 // write is the second pass: it builds the index and writes the file.
-func (c *compiler) write(out string, skipped []uint32) (*compileStats, error) {
+func (c *compiler) write(out string, skipped []uint32) (*CompileStats, error) {
 	distinct := len(c.ents) - len(skipped)
 	slotCount := compiledMinSlots
 	for slotCount*3 < distinct*4 {
@@ -353,15 +353,15 @@ func (c *compiler) write(out string, skipped []uint32) (*compileStats, error) {
 	}
 	defer removeTemp(f) // after the rename, removes nothing
 	h := &compiledHeader{count: uint64(distinct), slotCount: uint64(slotCount)}
-	h.recordsOff = compiledHeaderSize + h.slotCount*compiledSlotSize
-	h.arenaOff = h.recordsOff + h.count*compiledRecordSize
+	h.recordsOff = CompiledHeaderSize + h.slotCount*CompiledSlotSize
+	h.arenaOff = h.recordsOff + h.count*CompiledRecordSize
 	h.arenaLen = c.arenaLen
 	h.naansOff = h.arenaOff + h.arenaLen
 	naans := encodeNAANs(c.naans)
 	h.naansLen = uint64(len(naans))
 	h.fileLen = h.naansOff + h.naansLen
 
-	if _, err := f.Seek(compiledHeaderSize, io.SeekStart); err != nil {
+	if _, err := f.Seek(CompiledHeaderSize, io.SeekStart); err != nil {
 		return nil, err
 	}
 	crc := crc32.New(castagnoli)
@@ -405,7 +405,7 @@ func (c *compiler) write(out string, skipped []uint32) (*compileStats, error) {
 	if err := os.Rename(f.Name(), out); err != nil {
 		return nil, err
 	}
-	return &compileStats{entries: entries, distinct: distinct, size: int64(h.fileLen)}, nil
+	return &CompileStats{Entries: entries, Distinct: distinct, Size: int64(h.fileLen)}, nil
 }
 
 // copyRecords copies the spilled records to w, leaving out the skipped.
@@ -414,7 +414,7 @@ func (c *compiler) copyRecords(w io.Writer, skipped []uint32) error {
 		return err
 	}
 	r := bufio.NewReaderSize(c.records, 1<<20)
-	rec := make([]byte, compiledRecordSize)
+	rec := make([]byte, CompiledRecordSize)
 	for idx := uint32(0); ; idx++ {
 		if _, err := io.ReadFull(r, rec); err == io.EOF {
 			return nil

@@ -1,0 +1,27 @@
+package testkit
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func WriteFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// WriteTable writes entries ({"entries": entries}) as a table file and returns its path.
+func WriteTable(t *testing.T, entries any) string {
+	t.Helper()
+	data, err := json.MarshalIndent(map[string]any{"entries": entries}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return WriteFile(t, "table.json", string(data))
+}
