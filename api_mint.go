@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
@@ -18,7 +19,7 @@ const idPlaceholder = "{id}"
 // With a body, a binding, each name is bound at once: "{id}" in its
 // target stands for the name.
 func (c *apiCall) mint(raw string) error {
-	naan, sh, err := parsePrefix(raw)
+	naan, sh, err := normalize.ParsePrefix(raw)
 	if err != nil {
 		return c.fail(refuse(http.StatusBadRequest, "%v", err))
 	}

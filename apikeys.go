@@ -84,7 +84,7 @@ func parseScope(s string) (scope, error) {
 		}
 		sc.urn = "urn:" + nid + ":"
 	default:
-		naan, shoulder, err := parsePrefix(prefix)
+		naan, shoulder, err := normalize.ParsePrefix(prefix)
 		if err != nil {
 			return sc, fmt.Errorf("scope %q: %w", s, err)
 		}
@@ -120,7 +120,7 @@ func (k *apiKey) may(write bool, key string) bool {
 
 // mayPrefix reports whether the key may read (write false) or write every
 // ARK under NAAN naan whose Name starts with shoulder, normalized as
-// parsePrefix gives them; shoulder "" is the whole NAAN, which may cannot
+// normalize.ParsePrefix gives them; shoulder "" is the whole NAAN, which may cannot
 // be asked about: "ark:12345/" is not an ARK.
 func (k *apiKey) mayPrefix(write bool, naan, shoulder string) bool {
 	return k.anyScope(write, func(sc *scope) bool { return sc.coversARKs(naan, shoulder) })

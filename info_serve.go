@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
@@ -47,7 +48,7 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver
 // bareNAAN returns the NAAN that core names alone ("ark:12345",
 // "ark:/12-345/"), which is not an ARK.
 func bareNAAN(core string) (string, bool) {
-	naan, shoulder, err := parsePrefix(strings.TrimSuffix(core, "/"))
+	naan, shoulder, err := normalize.ParsePrefix(strings.TrimSuffix(core, "/"))
 	return naan, err == nil && shoulder == ""
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
+	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -80,7 +81,7 @@ func compileMinters(ms []Minter) (minters, error) {
 }
 
 func (m *Minter) compile() (*minter, error) {
-	naan, shoulder, err := parsePrefix(m.Shoulder)
+	naan, shoulder, err := normalize.ParsePrefix(m.Shoulder)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, b
 	if n < 1 || n > MintMax {
 		return nil, ErrMintCount
 	}
-	naan, sh, err := parsePrefix(shoulder)
+	naan, sh, err := normalize.ParsePrefix(shoulder)
 	if err != nil {
 		return nil, err
 	}

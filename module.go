@@ -252,7 +252,7 @@ func (h *Handler) newResolver(tbl table.Table) (*resolver, error) {
 // normalized. Its errors speak of the NAAN as written, not of the ARK
 // prefix it is read as.
 func parseNAAN(n string) (string, error) {
-	naan, shoulder, err := parsePrefix("ark:" + n)
+	naan, shoulder, err := normalize.ParsePrefix("ark:" + n)
 	var refusal *normalize.Error
 	switch {
 	case errors.As(err, &refusal) && errors.Is(refusal, normalize.ErrBadNAAN):

@@ -38,7 +38,7 @@ type policies map[string]map[string]*policyInfo
 func compilePolicies(ps []Policy) (policies, error) {
 	out := policies{}
 	for i, p := range ps {
-		naan, shoulder, err := parsePrefix(p.Prefix)
+		naan, shoulder, err := normalize.ParsePrefix(p.Prefix)
 		if err != nil {
 			return nil, fmt.Errorf("policies[%d]: %w", i, err)
 		}

@@ -129,7 +129,7 @@ var errLeavesOrigin = errors.New("the target built from the request would leave 
 var errNotURL = errors.New("the target built from the request is not a valid URL")
 
 func (t Template) compile() (template, error) {
-	naan, shoulder, err := parsePrefix(t.Prefix)
+	naan, shoulder, err := normalize.ParsePrefix(t.Prefix)
 	if err != nil {
 		return template{}, err
 	}
@@ -163,24 +163,6 @@ func (t Template) compile() (template, error) {
 // targets) or names a path on this site and not another host ("//host").
 func (t *template) keepsOrigin(target string) bool {
 	return strings.HasPrefix(target, t.origin) && !(t.local && (strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\")))
-}
-
-// parsePrefix reads a template's prefix: "ark:NAAN/shoulder" or "ark:NAAN".
-func parsePrefix(prefix string) (naan, shoulder string, err error) {
-	a, err := normalize.ParseARK(prefix)
-	if errors.Is(err, normalize.ErrNotIdentifier) && !strings.Contains(strings.TrimPrefix(prefix[min(len(prefix), 4):], "/"), "/") {
-		// A bare NAAN is an ARK without a Name; read it by giving it one.
-		if a, err = normalize.ParseARK(prefix + "/0"); err == nil {
-			return a.NAAN(), "", nil
-		}
-	}
-	if err != nil {
-		return "", "", fmt.Errorf("prefix %q: %w", prefix, err)
-	}
-	if a.Qualifier() != "" || a.Query() != "" || a.Fragment() != "" {
-		return "", "", fmt.Errorf("prefix %q: a shoulder is the start of a Name, without qualifier or query", prefix)
-	}
-	return a.NAAN(), a.Name(), nil
 }
 
 // matches reports whether the template covers a.
