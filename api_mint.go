@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 )
@@ -29,8 +30,8 @@ func (c *apiCall) mint(raw string) error {
 	}
 	n := 1
 	if q := c.r.URL.Query().Get("n"); q != "" {
-		if n, err = strconv.Atoi(q); err != nil || n < 1 || n > MintMax {
-			return c.fail(refuse(http.StatusBadRequest, "n=%s: %v", q, ErrMintCount))
+		if n, err = strconv.Atoi(q); err != nil || n < 1 || n > mint.MintMax {
+			return c.fail(refuse(http.StatusBadRequest, "n=%s: %v", q, mint.ErrMintCount))
 		}
 	}
 	if !c.key.mayPrefix(true, naan, sh) {
@@ -47,9 +48,9 @@ func (c *apiCall) mint(raw string) error {
 		return c.fail(refusal)
 	case err == nil:
 		return writeJSON(c.w, http.StatusCreated, map[string]any{"ids": keys})
-	case errors.Is(err, ErrNoMinter):
+	case errors.Is(err, mint.ErrNoMinter):
 		refusal = refuse(http.StatusNotFound, "%v", err)
-	case errors.Is(err, ErrSpaceExhausted):
+	case errors.Is(err, mint.ErrSpaceExhausted):
 		refusal = refuse(http.StatusConflict, "%v", err)
 	default:
 		refusal = storeError(shoulder, err)
@@ -106,17 +107,17 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (store.B
 // first and last name; those of an unbounded one grow, so the first and
 // last that the minter's counter gives now.
 func (c *apiCall) mintableNames(naan, sh string, n int) ([]string, error) {
-	m := c.h.minters.find("ark:" + naan + "/" + sh)
+	m := c.h.minters.Find("ark:" + naan + "/" + sh)
 	if m == nil {
 		// Mint answers that there is no minter; check the target anyway.
 		return []string{"ark:" + naan + "/" + sh + "0"}, nil
 	}
-	if m.tmpl.bounded() {
-		return []string{m.key(0), m.key(m.tmpl.size - 1)}, nil
+	if m.Bounded() {
+		return []string{m.Key(0), m.Key(m.Size() - 1)}, nil
 	}
-	next, err := c.store.Count(c.r.Context(), m.counter(), 0)
+	next, err := c.store.Count(c.r.Context(), m.Counter(), 0)
 	if err != nil {
-		return nil, storeError(m.shoulder, err)
+		return nil, storeError(m.Shoulder, err)
 	}
-	return []string{m.key(next), m.key(next + uint64(n) - 1)}, nil
+	return []string{m.Key(next), m.Key(next + uint64(n) - 1)}, nil
 }

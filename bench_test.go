@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -30,7 +31,7 @@ func syntheticKeys(n int) []string {
 	for len(keys) < n {
 		blade := make([]byte, 8)
 		for i := range blade {
-			blade[i] = betanumeric[rng.IntN(len(betanumeric))]
+			blade[i] = mint.Betanumeric[rng.IntN(len(mint.Betanumeric))]
 		}
 		k := "ark:12345/" + shoulders[rng.IntN(len(shoulders))] + string(blade)
 		if !seen[k] {

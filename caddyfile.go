@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -335,3 +336,17 @@ func parseOnOff(s string) (bool, error) {
 
 // Interface guard.
 var _ caddyfile.Unmarshaler = (*Handler)(nil)
+
+// unmarshalMinter reads "minter <ark:naan/shoulder> <template>".
+func (h *Handler) unmarshalMinter(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	if len(args) != 2 {
+		return d.ArgErr()
+	}
+	m := mint.Minter{Shoulder: args[0], Template: args[1]}
+	if _, err := m.Compile(); err != nil {
+		return d.Errf("minter: %v", err)
+	}
+	h.Minters = append(h.Minters, m)
+	return nil
+}

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // mintHandler is a handler with the bolt store at a new file and minters.
-func mintHandler(t testing.TB, tables []string, ms ...Minter) *Handler {
+func mintHandler(t testing.TB, tables []string, ms ...mint.Minter) *Handler {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "store.db")
 	return testkit.Provision(t, &Handler{NAANs: []string{"12345"}, Tables: tables, Minters: ms,
@@ -23,7 +24,7 @@ func mintHandler(t testing.TB, tables []string, ms ...Minter) *Handler {
 
 func TestMintSequential(t *testing.T) {
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/q02", Target: "https://example.org/taken-by-the-table"}})
-	h := mintHandler(t, []string{tablePath}, Minter{Shoulder: "ark:/12345/q", Template: ".sdd"})
+	h := mintHandler(t, []string{tablePath}, mint.Minter{Shoulder: "ark:/12345/q", Template: ".sdd"})
 	ctx := context.Background()
 	keys, err := h.Mint(ctx, "ark:12345/q", 5, "alice", nil)
 	if err != nil {
@@ -48,27 +49,27 @@ func TestMintSequential(t *testing.T) {
 		t.Errorf("mint-and-bind stored %+v, %+v, %v", got, hist, err)
 	}
 	// 100 names: 91 are left (q09 to q99).
-	if _, err := h.Mint(ctx, "ark:12345/q", 92, "alice", nil); !errors.Is(err, ErrSpaceExhausted) {
+	if _, err := h.Mint(ctx, "ark:12345/q", 92, "alice", nil); !errors.Is(err, mint.ErrSpaceExhausted) {
 		t.Errorf("asking for more names than are left: %v, want ErrSpaceExhausted", err)
 	}
 	if keys, err = h.Mint(ctx, "ark:12345/q", 91, "alice", nil); err != nil || keys[90] != "ark:12345/q99" {
 		t.Fatalf("the last 91 names: %v, %v", len(keys), err)
 	}
-	if _, err := h.Mint(ctx, "ark:12345/q", 1, "alice", nil); !errors.Is(err, ErrSpaceExhausted) {
+	if _, err := h.Mint(ctx, "ark:12345/q", 1, "alice", nil); !errors.Is(err, mint.ErrSpaceExhausted) {
 		t.Errorf("minting from a full template: %v, want ErrSpaceExhausted", err)
 	}
-	for _, n := range []int{0, -1, MintMax + 1} {
-		if _, err := h.Mint(ctx, "ark:12345/q", n, "alice", nil); !errors.Is(err, ErrMintCount) {
+	for _, n := range []int{0, -1, mint.MintMax + 1} {
+		if _, err := h.Mint(ctx, "ark:12345/q", n, "alice", nil); !errors.Is(err, mint.ErrMintCount) {
 			t.Errorf("Mint of %d names: %v, want ErrMintCount", n, err)
 		}
 	}
-	if _, err := h.Mint(ctx, "ark:12345/zz", 1, "alice", nil); !errors.Is(err, ErrNoMinter) {
+	if _, err := h.Mint(ctx, "ark:12345/zz", 1, "alice", nil); !errors.Is(err, mint.ErrNoMinter) {
 		t.Errorf("Mint under a shoulder without a minter: %v, want ErrNoMinter", err)
 	}
 }
 
 func TestMintRandom(t *testing.T) {
-	h := mintHandler(t, nil, Minter{Shoulder: "ark:12345/r", Template: ".rdk"}, Minter{Shoulder: "ark:12345/x5", Template: ".reeddeedk"})
+	h := mintHandler(t, nil, mint.Minter{Shoulder: "ark:12345/r", Template: ".rdk"}, mint.Minter{Shoulder: "ark:12345/x5", Template: ".reeddeedk"})
 	ctx := context.Background()
 	keys, err := h.Mint(ctx, "ark:12345/r", 10, "alice", nil)
 	if err != nil {
@@ -77,20 +78,20 @@ func TestMintRandom(t *testing.T) {
 	seen := map[string]bool{}
 	for _, k := range keys {
 		name := strings.TrimPrefix(k, "ark:")
-		if seen[k] || len(name) != len("12345/r0c") || !checkMatches(name) {
+		if seen[k] || len(name) != len("12345/r0c") || !mint.CheckMatches(name) {
 			t.Errorf("minted %q: a repeat, the wrong shape or a wrong check character", k)
 		}
 		seen[k] = true
 	}
-	if _, err := h.Mint(ctx, "ark:12345/r", 1, "alice", nil); !errors.Is(err, ErrSpaceExhausted) {
+	if _, err := h.Mint(ctx, "ark:12345/r", 1, "alice", nil); !errors.Is(err, mint.ErrSpaceExhausted) {
 		t.Errorf("an 11th name of .rdk: %v, want ErrSpaceExhausted", err)
 	}
-	keys, err = h.Mint(ctx, "ark:12345/x5", MintMax, "alice", nil)
-	if err != nil || len(keys) != MintMax {
-		t.Fatalf("%d names of .reeddeedk: %d, %v", MintMax, len(keys), err)
+	keys, err = h.Mint(ctx, "ark:12345/x5", mint.MintMax, "alice", nil)
+	if err != nil || len(keys) != mint.MintMax {
+		t.Fatalf("%d names of .reeddeedk: %d, %v", mint.MintMax, len(keys), err)
 	}
 	for _, k := range keys {
-		if name := strings.TrimPrefix(k, "ark:"); len(name) != len("12345/x5")+8 || !checkMatches(name) {
+		if name := strings.TrimPrefix(k, "ark:"); len(name) != len("12345/x5")+8 || !mint.CheckMatches(name) {
 			t.Errorf("minted %q: the wrong shape or check character", k)
 		}
 	}
@@ -98,7 +99,7 @@ func TestMintRandom(t *testing.T) {
 
 // TestMintConcurrent: minters running at once never get the same name.
 func TestMintConcurrent(t *testing.T) {
-	h := mintHandler(t, nil, Minter{Shoulder: "ark:12345/s", Template: ".zd"}, Minter{Shoulder: "ark:12345/r", Template: ".rddd"})
+	h := mintHandler(t, nil, mint.Minter{Shoulder: "ark:12345/s", Template: ".zd"}, mint.Minter{Shoulder: "ark:12345/r", Template: ".rddd"})
 	ctx := context.Background()
 	var mu sync.Mutex
 	seen := map[string]int{}

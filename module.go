@@ -19,6 +19,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -134,7 +135,7 @@ type Handler struct {
 	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
 
 	// Minters for shoulders: the names they mint are kept in the store.
-	Minters []Minter `json:"minters,omitempty"`
+	Minters []mint.Minter `json:"minters,omitempty"`
 
 	resolver  atomic.Pointer[resolver]
 	base      self // from BaseURL
@@ -143,7 +144,7 @@ type Handler struct {
 	infoPage  *htmltemplate.Template
 	live      liveTable
 	stores    handlerStore
-	minters   minters
+	minters   mint.Minters
 }
 
 // CaddyModule returns the Caddy module information.
@@ -177,7 +178,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
 		return err
 	}
-	if h.minters, err = compileMinters(h.Minters); err != nil {
+	if h.minters, err = mint.Compile(h.Minters); err != nil {
 		return err
 	}
 	if err := h.openStore(ctx); err != nil {

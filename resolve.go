@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -26,7 +27,7 @@ type resolver struct {
 	policies    policies         // persistence statements by NAAN and shoulder
 	store       store.Store      // read after the table; nil when there is none
 	stored      *storeCache      // the store's answers by key; nil when caching is off
-	minters     minters          // for check characters
+	minters     mint.Minters     // for check characters
 }
 
 // resolution is what a request core resolves to. It is shared through the
@@ -143,7 +144,7 @@ func (rs *resolver) computeARK(ctx context.Context, a normalize.ARK) *resolution
 		res.target = rs.foreign + "/" + res.key
 		return res
 	}
-	if m := rs.minters.covering(a.NAAN(), a.Name()); m != nil && !checkMatches(a.NAAN()+"/"+a.Name()) {
+	if m := rs.minters.Covering(a.NAAN(), a.Name()); m != nil && !mint.CheckMatches(a.NAAN()+"/"+a.Name()) {
 		res.notFound()
 		res.reason = res.key + " is not assigned here: its check character does not match (a likely transcription error)"
 		return res

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // benchStoreHandler provisions a handler over a bolt store holding a
 // binding for each of keys, with the cache of cacheSize (-1: none).
-func benchStoreHandler(b *testing.B, keys []string, cacheSize int, ms ...Minter) *Handler {
+func benchStoreHandler(b *testing.B, keys []string, cacheSize int, ms ...mint.Minter) *Handler {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "store.db")
 	h := testkit.Provision(b, &Handler{NAANs: []string{"12345"}, Foreign: "404", CacheSize: cacheSize, Minters: ms,
@@ -100,7 +101,7 @@ func BenchmarkStoreBind(b *testing.B) {
 // and 1000 names a call, sequential (.zeeeeeek) and random (.reeddeedk).
 func BenchmarkMint(b *testing.B) {
 	h := benchStoreHandler(b, nil, 0,
-		Minter{Shoulder: "ark:12345/s", Template: ".zeeeeeek"}, Minter{Shoulder: "ark:12345/x5", Template: ".reeddeedk"})
+		mint.Minter{Shoulder: "ark:12345/s", Template: ".zeeeeeek"}, mint.Minter{Shoulder: "ark:12345/x5", Template: ".reeddeedk"})
 	ctx := context.Background()
 	for _, shoulder := range []string{"ark:12345/s", "ark:12345/x5"} {
 		for _, n := range []int{1, 1000} {

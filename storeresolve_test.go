@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
@@ -124,8 +125,8 @@ func TestStoreUnavailable(t *testing.T) {
 func TestCheckCharacter(t *testing.T) {
 	s, st := storeSite(t, "\t\tminter ark:12345/x5 .reeddeedk\n", nil)
 	good := "x54xz321"
-	good += string(ncda("12345/" + good))
-	wrong := good[:len(good)-1] + string(betanumeric[(strings.IndexByte(betanumeric, good[len(good)-1])+1)%len(betanumeric)])
+	good += string(mint.NCDA("12345/" + good))
+	wrong := good[:len(good)-1] + string(mint.Betanumeric[(strings.IndexByte(mint.Betanumeric, good[len(good)-1])+1)%len(mint.Betanumeric)])
 	if got := s.get("/ark:12345/" + wrong); got.status != 404 || !strings.Contains(got.body, "check character does not match") {
 		t.Errorf("a wrong check character: %d %q", got.status, got.body)
 	}

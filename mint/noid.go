@@ -1,13 +1,13 @@
-package ark
+package mint
 
 import (
 	"fmt"
 	"strings"
 )
 
-// betanumeric is the Noid alphabet of "e" positions and check characters:
+// Betanumeric is the Noid alphabet of "e" positions and check characters:
 // digits and consonants without l, so that no two look alike.
-const betanumeric = "0123456789bcdfghjkmnpqrstvwxz"
+const Betanumeric = "0123456789bcdfghjkmnpqrstvwxz"
 
 // noidTemplate is a Noid minting template, such as ".reeddeedk".
 type noidTemplate struct {
@@ -58,7 +58,7 @@ func radix(pos byte) uint64 {
 	if pos == 'd' {
 		return 10
 	}
-	return uint64(len(betanumeric))
+	return uint64(len(Betanumeric))
 }
 
 // bounded reports whether the template's space can run out.
@@ -71,37 +71,37 @@ func (t noidTemplate) name(n uint64) string {
 	buf := make([]byte, 0, len(t.mask)+4)
 	for i := len(t.mask) - 1; i > 0; i-- {
 		r := radix(t.mask[i])
-		buf = append(buf, betanumeric[n%r])
+		buf = append(buf, Betanumeric[n%r])
 		n /= r
 	}
 	r := radix(t.mask[0])
 	for n >= r {
-		buf = append(buf, betanumeric[n%r])
+		buf = append(buf, Betanumeric[n%r])
 		n /= r
 	}
-	buf = append(buf, betanumeric[n])
+	buf = append(buf, Betanumeric[n])
 	for i, j := 0, len(buf)-1; i < j; i, j = i+1, j-1 {
 		buf[i], buf[j] = buf[j], buf[i]
 	}
 	return string(buf)
 }
 
-// ncda returns the NCDA check character of s, which is "NAAN/Name" of a
+// NCDA returns the NCDA check character of s, which is "NAAN/Name" of a
 // normalized ARK: the betanumeric character at the sum of each
 // character's position (from 1) times its ordinal in betanumeric (0 for
 // any other character), modulo 29.
-func ncda(s string) byte {
+func NCDA(s string) byte {
 	var sum int
 	for i := 0; i < len(s); i++ {
-		if o := strings.IndexByte(betanumeric, s[i]); o > 0 {
+		if o := strings.IndexByte(Betanumeric, s[i]); o > 0 {
 			sum += (i + 1) * o
 		}
 	}
-	return betanumeric[sum%len(betanumeric)]
+	return Betanumeric[sum%len(Betanumeric)]
 }
 
-// checkMatches reports whether s, "NAAN/Name" with a check character
+// CheckMatches reports whether s, "NAAN/Name" with a check character
 // last, carries the right one.
-func checkMatches(s string) bool {
-	return len(s) >= 2 && ncda(s[:len(s)-1]) == s[len(s)-1]
+func CheckMatches(s string) bool {
+	return len(s) >= 2 && NCDA(s[:len(s)-1]) == s[len(s)-1]
 }

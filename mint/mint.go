@@ -1,4 +1,4 @@
-package ark
+package mint
 
 import (
 	"context"
@@ -12,8 +12,6 @@ import (
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"go.uber.org/zap"
 )
 
 // Minter mints names under one shoulder from a Noid template, keeping its
@@ -36,7 +34,7 @@ type Minter struct {
 const MintMax = 1000
 
 // randomDraws is how many random draws one name may take before the
-// minter declares its space full. With a fraction f of the space taken,
+// Compiled declares its space full. With a fraction f of the space taken,
 // all of them collide with probability f^randomDraws: below 1e-9 while
 // four names in five are still free.
 const randomDraws = 128
@@ -50,37 +48,37 @@ var (
 	ErrSpaceExhausted = errors.New("the shoulder's template has no names left")
 )
 
-// minter is a compiled Minter.
-type minter struct {
-	shoulder string // "ark:12345/x5", normalized
+// Compiled is a compiled Minter.
+type Compiled struct {
+	Shoulder string // "ark:12345/x5", normalized
 	naan     string // "12345"
 	prefix   string // the start of every Name: the shoulder, "x5"
 	tmpl     noidTemplate
 }
 
-// minters are the handler's minters, longest shoulder first.
-type minters []*minter
+// Minters are the handler's minters, longest shoulder first.
+type Minters []*Compiled
 
-// compileMinters checks the configured minters.
-func compileMinters(ms []Minter) (minters, error) {
-	var out minters
+// Compile checks the configured minters.
+func Compile(ms []Minter) (Minters, error) {
+	var out Minters
 	seen := map[string]bool{}
 	for i, m := range ms {
-		c, err := m.compile()
+		c, err := m.Compile()
 		if err != nil {
 			return nil, fmt.Errorf("minters[%d]: %w", i, err)
 		}
-		if seen[c.shoulder] {
-			return nil, fmt.Errorf("minters[%d]: shoulder %s has a minter already", i, c.shoulder)
+		if seen[c.Shoulder] {
+			return nil, fmt.Errorf("minters[%d]: shoulder %s has a minter already", i, c.Shoulder)
 		}
-		seen[c.shoulder] = true
+		seen[c.Shoulder] = true
 		out = append(out, c)
 	}
 	sortMinters(out)
 	return out, nil
 }
 
-func (m *Minter) compile() (*minter, error) {
+func (m *Minter) Compile() (*Compiled, error) {
 	naan, shoulder, err := normalize.ParsePrefix(m.Shoulder)
 	if err != nil {
 		return nil, err
@@ -89,10 +87,10 @@ func (m *Minter) compile() (*minter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shoulder %s: %w", m.Shoulder, err)
 	}
-	return &minter{shoulder: "ark:" + naan + "/" + shoulder, naan: naan, prefix: shoulder, tmpl: t}, nil
+	return &Compiled{Shoulder: "ark:" + naan + "/" + shoulder, naan: naan, prefix: shoulder, tmpl: t}, nil
 }
 
-func sortMinters(ms minters) {
+func sortMinters(ms Minters) {
 	for i := 1; i < len(ms); i++ {
 		for j := i; j > 0 && len(ms[j].prefix) > len(ms[j-1].prefix); j-- {
 			ms[j], ms[j-1] = ms[j-1], ms[j]
@@ -100,19 +98,19 @@ func sortMinters(ms minters) {
 	}
 }
 
-// find returns the minter of a shoulder key, "ark:12345/x5".
-func (ms minters) find(shoulder string) *minter {
+// Find returns the minter of a shoulder key, "ark:12345/x5".
+func (ms Minters) Find(shoulder string) *Compiled {
 	for _, m := range ms {
-		if m.shoulder == shoulder {
+		if m.Shoulder == shoulder {
 			return m
 		}
 	}
 	return nil
 }
 
-// covering returns the minter with a check character whose shoulder
+// Covering returns the minter with a check character whose shoulder
 // starts the Name of an ARK, or nil.
-func (ms minters) covering(naan, name string) *minter {
+func (ms Minters) Covering(naan, name string) *Compiled {
 	for _, m := range ms {
 		if m.tmpl.check && m.naan == naan && strings.HasPrefix(name, m.prefix) && len(name) > len(m.prefix) {
 			return m
@@ -121,78 +119,55 @@ func (ms minters) covering(naan, name string) *minter {
 	return nil
 }
 
-// key returns the identifier of the n-th name.
-func (m *minter) key(n uint64) string {
+// Key returns the identifier of the n-th name.
+func (m *Compiled) Key(n uint64) string {
 	name := m.prefix + m.tmpl.name(n)
 	if m.tmpl.check {
-		name += string(ncda(m.naan + "/" + name))
+		name += string(NCDA(m.naan + "/" + name))
 	}
 	return "ark:" + m.naan + "/" + name
 }
 
-// counter and issued name the minter's counters in the store: the next
-// sequence number, and (random templates) how many names it has issued.
-func (m *minter) counter() string { return "mint:" + m.shoulder }
-func (m *minter) issued() string  { return "issued:" + m.shoulder }
+// Bounded reports whether the minter's names are finite, and then size
+// is how many there are.
+func (m *Compiled) Bounded() bool { return m.tmpl.bounded() }
+func (m *Compiled) Size() uint64  { return m.tmpl.size }
 
-// unmarshalMinter reads "minter <ark:naan/shoulder> <template>".
-func (h *Handler) unmarshalMinter(d *caddyfile.Dispenser) error {
-	args := d.RemainingArgs()
-	if len(args) != 2 {
-		return d.ArgErr()
-	}
-	m := Minter{Shoulder: args[0], Template: args[1]}
-	if _, err := m.compile(); err != nil {
-		return d.Errf("minter: %v", err)
-	}
-	h.Minters = append(h.Minters, m)
-	return nil
+// Counter and issued name the minter's counters in the store: the next
+// sequence number, and (random templates) how many names it has issued.
+func (m *Compiled) Counter() string { return "mint:" + m.Shoulder }
+func (m *Compiled) issued() string  { return "issued:" + m.Shoulder }
+
+// Lookup is what minting asks of the tables: whether they assign a key.
+// table.Table is one.
+type Lookup interface {
+	Lookup(key string) (*table.Assignment, bool)
 }
 
-// Mint mints n names (1 to MintMax) under shoulder ("ark:12345/x5", in any
-// equivalent spelling) and returns their keys. Every name is new: never
-// in the store (minted, bound or withdrawn) nor assigned by a table, and
-// it is stored before Mint returns. With bind, each name is stored with
-// the binding bind builds for it (its Key is set by Mint); without, it is
-// reserved with no target. When bind refuses a name, Mint stops before
-// storing it, or any other name of its batch, and returns bind's error.
-// by names the API key, for the history.
-//
-// When the template's names run out Mint fails with ErrSpaceExhausted;
-// names it stored before that are returned with the error.
-func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (store.Binding, error)) ([]string, error) {
-	if n < 1 || n > MintMax {
-		return nil, ErrMintCount
-	}
-	naan, sh, err := normalize.ParsePrefix(shoulder)
-	if err != nil {
-		return nil, err
-	}
-	m := h.minters.find("ark:" + naan + "/" + sh)
-	rs := h.resolver.Load()
-	if m == nil || rs == nil || rs.store == nil {
-		return nil, fmt.Errorf("%s: %w", shoulder, ErrNoMinter)
-	}
-	mc := minting{m: m, store: rs.store, table: rs.table, by: by, bind: bind}
+// Mint mints n names (1 to MintMax) with m, storing them in st; a name that taken
+// assigns is skipped. It counts what it minted, and a template that ran out,
+// in the process's metrics. See Handler.Mint for bind and by.
+func Mint(ctx context.Context, m *Compiled, st store.Store, taken Lookup, n int, by string, bind func(key string) (store.Binding, error)) ([]string, error) {
+	mc := minting{m: m, store: st, table: taken, by: by, bind: bind}
 	var keys []string
+	var err error
 	if m.tmpl.order == 'r' {
 		keys, err = mc.random(ctx, n)
 	} else {
 		keys, err = mc.sequential(ctx, n)
 	}
-	metrics.Counters.Minted.WithLabelValues(m.shoulder).Add(float64(len(keys)))
+	metrics.Counters.Minted.WithLabelValues(m.Shoulder).Add(float64(len(keys)))
 	if errors.Is(err, ErrSpaceExhausted) {
-		metrics.Counters.MintsFull.WithLabelValues(m.shoulder).Inc()
-		h.logger.Warn("a minter's names have run out", zap.String("shoulder", m.shoulder))
+		metrics.Counters.MintsFull.WithLabelValues(m.Shoulder).Inc()
 	}
 	return keys, err
 }
 
 // minting is one Mint call.
 type minting struct {
-	m     *minter
+	m     *Compiled
 	store store.Store
-	table table.Table
+	table Lookup
 	by    string
 	bind  func(key string) (store.Binding, error)
 }
@@ -204,15 +179,15 @@ func (mc *minting) sequential(ctx context.Context, n int) ([]string, error) {
 	for len(out) < n {
 		need := uint64(n - len(out))
 		if mc.m.tmpl.bounded() {
-			next, err := mc.store.Count(ctx, mc.m.counter(), 0)
+			next, err := mc.store.Count(ctx, mc.m.Counter(), 0)
 			if err != nil {
 				return out, err
 			}
 			if next+need > size {
-				return out, fmt.Errorf("%s: %w (%d of %d left, %d asked)", mc.m.shoulder, ErrSpaceExhausted, size-min(next, size), size, need)
+				return out, fmt.Errorf("%s: %w (%d of %d left, %d asked)", mc.m.Shoulder, ErrSpaceExhausted, size-min(next, size), size, need)
 			}
 		}
-		first, err := mc.store.Count(ctx, mc.m.counter(), need)
+		first, err := mc.store.Count(ctx, mc.m.Counter(), need)
 		if err != nil {
 			return out, err
 		}
@@ -221,10 +196,10 @@ func (mc *minting) sequential(ctx context.Context, n int) ([]string, error) {
 			if mc.m.tmpl.bounded() && first+i >= size {
 				break // a concurrent Mint took the last names
 			}
-			keys = append(keys, mc.m.key(first+i))
+			keys = append(keys, mc.m.Key(first+i))
 		}
 		if len(keys) == 0 {
-			return out, fmt.Errorf("%s: %w", mc.m.shoulder, ErrSpaceExhausted)
+			return out, fmt.Errorf("%s: %w", mc.m.Shoulder, ErrSpaceExhausted)
 		}
 		got, err := mc.reserve(ctx, keys)
 		out = append(out, got...)
@@ -248,7 +223,7 @@ func (mc *minting) random(ctx context.Context, n int) ([]string, error) {
 		}
 		need := n - len(out)
 		if issued+uint64(need) > size || draws < need {
-			return out, fmt.Errorf("%s: %w (%d of %d issued)", mc.m.shoulder, ErrSpaceExhausted, issued, size)
+			return out, fmt.Errorf("%s: %w (%d of %d issued)", mc.m.Shoulder, ErrSpaceExhausted, issued, size)
 		}
 		keys := make([]string, 0, need)
 		seen := map[string]bool{}
@@ -258,7 +233,7 @@ func (mc *minting) random(ctx context.Context, n int) ([]string, error) {
 				return out, err
 			}
 			draws--
-			if k := mc.m.key(v.Uint64()); !seen[k] {
+			if k := mc.m.Key(v.Uint64()); !seen[k] {
 				seen[k] = true
 				keys = append(keys, k)
 			}

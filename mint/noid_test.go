@@ -1,4 +1,4 @@
-package ark
+package mint
 
 import (
 	"strings"
@@ -7,15 +7,15 @@ import (
 
 func TestNCDA(t *testing.T) {
 	// The Noid documentation's example.
-	if c := ncda("13030/xf93gt2"); c != 'q' {
+	if c := NCDA("13030/xf93gt2"); c != 'q' {
 		t.Errorf("ncda(13030/xf93gt2) = %q, want q", c)
 	}
-	if !checkMatches("13030/xf93gt2q") {
+	if !CheckMatches("13030/xf93gt2q") {
 		t.Error("13030/xf93gt2q: the right check character is refused")
 	}
 	// One character changed, and two neighbours swapped: both caught.
 	for _, wrong := range []string{"13030/xf93gt3q", "13030/xf39gt2q", "13030/xf93gt2r", "q"} {
-		if checkMatches(wrong) {
+		if CheckMatches(wrong) {
 			t.Errorf("%s: a wrong check character is accepted", wrong)
 		}
 	}
