@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
@@ -145,7 +146,7 @@ differently in the store, keeps nothing.
 		output, _ := cmd.Flags().GetString("output")
 		dsn, _ := cmd.Flags().GetString("postgres")
 		schema, _ := cmd.Flags().GetString("schema")
-		if _, ok := importFormats[format]; !ok && format != "auto" {
+		if !importer.Known(format) && format != "auto" {
 			return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx or auto, not %q", format)
 		}
 		if dsn != "" {

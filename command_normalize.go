@@ -8,12 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
-
-// maxLineBytes bounds one line of `caddy ark normalize` input read from
-// stdin; identifiers are far shorter.
-const maxLineBytes = 1 << 20
 
 // normalizeAll writes the normal form of each identifier in args to out, one
 // per line. A resolver's URL of an identifier (an Embedded ARK such as
@@ -45,7 +42,7 @@ func normalizeAll(args []string, in io.Reader, out, errOut io.Writer) (failed in
 		return failed, nil
 	}
 	sc := bufio.NewScanner(in)
-	sc.Buffer(nil, maxLineBytes)
+	sc.Buffer(nil, importer.MaxLineBytes)
 	for sc.Scan() {
 		if s := strings.Trim(sc.Text(), " \t\r"); s != "" {
 			one(s)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
@@ -102,7 +103,7 @@ func TestNormalizeAllArgumentsIgnoreStdin(t *testing.T) {
 
 func TestNormalizeAllLineTooLong(t *testing.T) {
 	var out, errOut bytes.Buffer
-	long := "ark:12345/" + strings.Repeat("x", maxLineBytes)
+	long := "ark:12345/" + strings.Repeat("x", importer.MaxLineBytes)
 	if _, err := normalizeAll(nil, strings.NewReader(long), &out, &errOut); err == nil {
 		t.Error("a line longer than maxLineBytes: no error")
 	}

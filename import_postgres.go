@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -27,10 +28,10 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 	defer b.Destruct()
 
 	pr, pw := io.Pipe()
-	var stats importStats
+	var stats importer.Stats
 	go func() {
 		var err error
-		stats, err = importTable(br, name, format, pw, errOut)
+		stats, err = importer.Convert(br, name, format, pw, errOut)
 		pw.CloseWithError(err)
 	}()
 	entries := make(chan *table.Entry)

@@ -1,4 +1,4 @@
-package ark
+package importer
 
 import (
 	"bufio"
@@ -42,7 +42,7 @@ type delimitedLayout struct {
 var headerless = delimitedLayout{id: 0, target: 1, status: 2, ezidStatus: -1, created: -1}
 
 // readDelimited reads CSV (sep ',') or TSV (sep '\t') rows.
-func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
+func readDelimited(r io.Reader, sep rune, row func(sourceRow)) error {
 	var layout *delimitedLayout
 	// record takes one record, starting on line; false stops the reading.
 	record := func(line int, rec []string) bool {
@@ -50,13 +50,13 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 			l, note, err := delimitedHeader(rec)
 			if err != nil {
 				// The rows cannot be read without their layout.
-				row(importRow{line: line, err: err})
+				row(sourceRow{line: line, err: err})
 				return false
 			}
 			l.headerLine, l.sep = line, sep
 			layout = &l
 			if note != "" {
-				row(importRow{line: line, note: note})
+				row(sourceRow{line: line, note: note})
 			}
 			if l.header {
 				return true
@@ -76,7 +76,7 @@ func readDelimited(r io.Reader, sep rune, row func(importRow)) error {
 // readCSV reads CSV records (RFC 4180: a field in double quotes may hold
 // the separator, a quote doubled, and line breaks). A record that cannot
 // be parsed is a bad row, and reading goes on after it.
-func readCSV(r io.Reader, sep rune, record func(int, []string) bool, row func(importRow)) error {
+func readCSV(r io.Reader, sep rune, record func(int, []string) bool, row func(sourceRow)) error {
 	cr := csv.NewReader(r)
 	cr.Comma = sep
 	cr.FieldsPerRecord = -1
@@ -88,7 +88,7 @@ func readCSV(r io.Reader, sep rune, record func(int, []string) bool, row func(im
 		}
 		var perr *csv.ParseError
 		if errors.As(err, &perr) {
-			row(importRow{line: perr.StartLine, err: fmt.Errorf("%v (the record starting on this line; the error is on line %d)", perr.Err, perr.Line)})
+			row(sourceRow{line: perr.StartLine, err: fmt.Errorf("%v (the record starting on this line; the error is on line %d)", perr.Err, perr.Line)})
 			continue
 		}
 		if err != nil {
@@ -199,9 +199,9 @@ func blankRecord(rec []string) bool {
 }
 
 // row makes the import row of one record.
-func (l *delimitedLayout) row(line int, rec []string) importRow {
+func (l *delimitedLayout) row(line int, rec []string) sourceRow {
 	if !l.header && (len(rec) < 2 || len(rec) > 3) {
-		return importRow{line: line, err: fmt.Errorf("%s: expected id,target[,status], or a header row naming the columns", count(len(rec), "field"))}
+		return sourceRow{line: line, err: fmt.Errorf("%s: expected id,target[,status], or a header row naming the columns", count(len(rec), "field"))}
 	}
 	// With a header row, a line has one field per column, empty ones
 	// included: an extra field (a status after id,target, or a value cut
@@ -218,7 +218,7 @@ func (l *delimitedLayout) row(line int, rec []string) importRow {
 				hint += "; a TSV field cannot hold a tab"
 			}
 		}
-		return importRow{line: line, err: fmt.Errorf("%s where the header row (line %d) has %s: %s", count(len(rec), "field"), l.headerLine, count(l.fields, "column"), hint)}
+		return sourceRow{line: line, err: fmt.Errorf("%s where the header row (line %d) has %s: %s", count(len(rec), "field"), l.headerLine, count(l.fields, "column"), hint)}
 	}
 	get := func(i int) string {
 		if i < 0 || i >= len(rec) {
@@ -226,7 +226,7 @@ func (l *delimitedLayout) row(line int, rec []string) importRow {
 		}
 		return strings.TrimSpace(rec[i])
 	}
-	r := importRow{line: line, id: get(l.id), target: get(l.target), status: get(l.status)}
+	r := sourceRow{line: line, id: get(l.id), target: get(l.target), status: get(l.status)}
 	for i, key := range l.meta {
 		if v := get(i); v != "" {
 			if r.meta == nil {
@@ -253,7 +253,7 @@ func (l *delimitedLayout) row(line int, rec []string) importRow {
 // is; "reserved" (never made public, so never resolved) is left out;
 // "unavailable", optionally followed by "| reason", is EZID's tombstone
 // and becomes a withdrawn entry (410) with that reason.
-func ezidStatus(r *importRow, status string) {
+func ezidStatus(r *sourceRow, status string) {
 	state, reason, _ := strings.Cut(status, "|")
 	switch strings.TrimSpace(state) {
 	case "public", "":

@@ -1,4 +1,4 @@
-package ark
+package importer
 
 import (
 	"bufio"
@@ -90,8 +90,8 @@ func (lx *nginxLexer) quoted(q byte) (nginxToken, error) {
 		if c == '\n' {
 			lx.line++
 		}
-		if b.Len() >= maxLineBytes {
-			return tok, fmt.Errorf("line %d: a quoted string longer than %d bytes", tok.line, maxLineBytes)
+		if b.Len() >= MaxLineBytes {
+			return tok, fmt.Errorf("line %d: a quoted string longer than %d bytes", tok.line, MaxLineBytes)
 		}
 		b.WriteByte(c)
 	}
@@ -113,8 +113,8 @@ func (lx *nginxLexer) word() (nginxToken, error) {
 			lx.br.UnreadByte()
 			break
 		}
-		if b.Len() >= maxLineBytes {
-			return tok, fmt.Errorf("line %d: a word longer than %d bytes", tok.line, maxLineBytes)
+		if b.Len() >= MaxLineBytes {
+			return tok, fmt.Errorf("line %d: a word longer than %d bytes", tok.line, MaxLineBytes)
 		}
 		b.WriteByte(c)
 	}
@@ -123,7 +123,7 @@ func (lx *nginxLexer) word() (nginxToken, error) {
 }
 
 // readNginxMaps imports every map block of an nginx configuration.
-func readNginxMaps(r io.Reader, row func(importRow)) error {
+func readNginxMaps(r io.Reader, row func(sourceRow)) error {
 	lx := &nginxLexer{br: bufio.NewReader(r), line: 1}
 	maps, depth := 0, 0
 	var stmt []nginxToken
@@ -169,7 +169,7 @@ func readNginxMaps(r io.Reader, row func(importRow)) error {
 }
 
 // readNginxMap reads the inside of one map block, up to its "}".
-func readNginxMap(lx *nginxLexer, row func(importRow)) error {
+func readNginxMap(lx *nginxLexer, row func(sourceRow)) error {
 	var stmt []nginxToken
 	for {
 		tok, err := lx.next()
@@ -199,22 +199,22 @@ func readNginxMap(lx *nginxLexer, row func(importRow)) error {
 }
 
 // nginxMapRow makes the import row of one "key value;" line of a map.
-func nginxMapRow(stmt []nginxToken) importRow {
+func nginxMapRow(stmt []nginxToken) sourceRow {
 	line := stmt[0].line
 	key := stmt[0].text
 	switch {
 	case len(stmt) == 1 && (key == "hostnames" || key == "volatile"):
-		return importRow{line: line, note: key + ": ignored (it is about nginx's matching)"}
+		return sourceRow{line: line, note: key + ": ignored (it is about nginx's matching)"}
 	case key == "default" && len(stmt) == 2:
-		return importRow{line: line, note: "default: ignored: a table has no default; identifiers it does not hold get 404, or go to the foreign resolver"}
+		return sourceRow{line: line, note: "default: ignored: a table has no default; identifiers it does not hold get 404, or go to the foreign resolver"}
 	case key == "include":
-		return importRow{line: line, err: errors.New("include: not followed; import the included file on its own")}
+		return sourceRow{line: line, err: errors.New("include: not followed; import the included file on its own")}
 	case len(stmt) != 2:
-		return importRow{line: line, err: fmt.Errorf("%s: expected \"key value;\"", count(len(stmt), "word"))}
+		return sourceRow{line: line, err: fmt.Errorf("%s: expected \"key value;\"", count(len(stmt), "word"))}
 	case strings.HasPrefix(key, "~"):
-		return importRow{line: line, err: fmt.Errorf("the regular expression key %q cannot be imported: a table holds exact identifiers (a shoulder template can stand for a pattern: see shoulder in the README)", key)}
+		return sourceRow{line: line, err: fmt.Errorf("the regular expression key %q cannot be imported: a table holds exact identifiers (a shoulder template can stand for a pattern: see shoulder in the README)", key)}
 	case strings.Contains(stmt[1].text, "$"):
-		return importRow{line: line, err: fmt.Errorf("the value %q uses nginx variables, which a table cannot hold", stmt[1].text)}
+		return sourceRow{line: line, err: fmt.Errorf("the value %q uses nginx variables, which a table cannot hold", stmt[1].text)}
 	}
-	return importRow{line: line, id: strings.TrimPrefix(key, `\`), target: stmt[1].text}
+	return sourceRow{line: line, id: strings.TrimPrefix(key, `\`), target: stmt[1].text}
 }

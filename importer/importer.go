@@ -1,4 +1,4 @@
-package ark
+package importer
 
 import (
 	"bufio"
@@ -6,19 +6,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// importRow is one line of an import source: an assignment, a line that is
+// MaxLineBytes bounds one line of input: a line of a source, a word or
+// quoted string of an nginx map, and a line of `caddy ark normalize` input;
+// identifiers are far shorter.
+const MaxLineBytes = 1 << 20
+
+// sourceRow is one line of an import source: an assignment, a line that is
 // refused (err), or one that is left out on purpose (skip).
-type importRow struct {
+type sourceRow struct {
 	line   int // 1-based line of the input where the row starts
 	id     string
 	target string
@@ -29,17 +32,23 @@ type importRow struct {
 	note   string // something to tell about the line, which is not a row
 }
 
-// importFormat reads rows from r, calling row for each. It returns an error
+// format reads rows from r, calling row for each. It returns an error
 // only when it cannot read on (I/O, or input it cannot get past); bad lines
 // are rows with err set, and it goes on after them.
-type importFormat func(r io.Reader, row func(importRow)) error
+type format func(r io.Reader, row func(sourceRow)) error
 
-// importFormats are the formats of `caddy ark import`, by name.
-var importFormats = map[string]importFormat{
-	"csv":        func(r io.Reader, row func(importRow)) error { return readDelimited(r, ',', row) },
-	"tsv":        func(r io.Reader, row func(importRow)) error { return readDelimited(r, '\t', row) },
+// formats are the formats of `caddy ark import`, by name.
+var formats = map[string]format{
+	"csv":        func(r io.Reader, row func(sourceRow)) error { return readDelimited(r, ',', row) },
+	"tsv":        func(r io.Reader, row func(sourceRow)) error { return readDelimited(r, '\t', row) },
 	"rewritemap": readRewriteMap,
 	"nginx":      readNginxMaps,
+}
+
+// Known reports whether name is a source format that Convert reads.
+func Known(name string) bool {
+	_, ok := formats[name]
+	return ok
 }
 
 // maxImportProblems is how many problems an import reports one by one;
@@ -81,7 +90,7 @@ func (im *importer) problem(line int, err error) {
 // would, refuses it with the loader's reason (a conflict names the line of
 // the earlier assignment), and writes it in normal form unless it repeats
 // an earlier one.
-func (im *importer) take(row importRow) {
+func (im *importer) take(row sourceRow) {
 	switch {
 	case row.err != nil:
 		im.problem(row.line, row.err)
@@ -149,20 +158,20 @@ func importID(s string) string {
 	return s
 }
 
-// importStats is what an import did.
-type importStats struct {
+// Stats is what an import did.
+type Stats struct {
 	entries, dups, skipped int
 }
 
-// importTable reads the source in the named format and writes the table
+// Convert reads the source in the named format and writes the table
 // to out. Every bad line and conflict is reported to errOut as
 // "<name>:<line>: <reason>" (the first maxImportProblems of them), and the
 // import fails if there was any; the closing of the table is then not
 // written, so that a partial output cannot be loaded by mistake.
-func importTable(in io.Reader, name, format string, out, errOut io.Writer) (importStats, error) {
-	read, ok := importFormats[format]
+func Convert(in io.Reader, name, format string, out, errOut io.Writer) (Stats, error) {
+	read, ok := formats[format]
 	if !ok {
-		return importStats{}, fmt.Errorf("unknown format %q: use csv, tsv, rewritemap, nginx or auto", format)
+		return Stats{}, fmt.Errorf("unknown format %q: use csv, tsv, rewritemap, nginx or auto", format)
 	}
 	im := newImporter(name, out, errOut)
 	im.out.WriteString("{\"entries\": [\n")
@@ -173,7 +182,7 @@ func importTable(in io.Reader, name, format string, out, errOut io.Writer) (impo
 		}
 		err = fmt.Errorf("%s: %s: the table was not completed", name, count(im.problems, "problem"))
 	}
-	stats := importStats{entries: im.written, dups: im.dups, skipped: im.skipped}
+	stats := Stats{entries: im.written, dups: im.dups, skipped: im.skipped}
 	if err == nil {
 		if stats.entries > 0 {
 			im.out.WriteString("\n")
@@ -196,78 +205,7 @@ func skipBOM(r io.Reader) io.Reader {
 	return br
 }
 
-// openImport opens the file at path (standard input for "-") for an
-// import, and names its format when format is "auto".
-func openImport(path, format string, stdin io.Reader) (br *bufio.Reader, name, detected string, closeInput func(), err error) {
-	in, name, closeInput := stdin, "stdin", func() {}
-	if path != "-" {
-		f, err := osfile.OpenRegular(path)
-		if err != nil {
-			return nil, "", "", nil, err
-		}
-		in, name, closeInput = f, path, func() { f.Close() }
-	}
-	br = bufio.NewReaderSize(in, 64<<10)
-	if format == "auto" {
-		format = guessImportFormat(path, br)
-	}
-	return br, name, format, closeInput, nil
-}
-
-// importFileToPostgres imports the file at path (standard input for "-")
-// into the PostgreSQL store at dsn (see importToPostgres).
-func importFileToPostgres(path, format, dsn, schema string, stdin io.Reader, errOut io.Writer) error {
-	br, name, format, closeInput, err := openImport(path, format, stdin)
-	if err != nil {
-		return err
-	}
-	defer closeInput()
-	return importToPostgres(br, name, format, dsn, schema, errOut)
-}
-
-// importFile imports the file at path (standard input for "-") and writes
-// the table to output, or to stdout when output is "". A table written to
-// a file appears only once it is complete: it is written beside the file
-// and renamed over it.
-func importFile(path, format, output string, stdin io.Reader, stdout, errOut io.Writer) error {
-	br, name, format, closeInput, err := openImport(path, format, stdin)
-	if err != nil {
-		return err
-	}
-	defer closeInput()
-	if output == "" {
-		stats, err := importTable(br, name, format, stdout, errOut)
-		if err == nil {
-			fmt.Fprintf(errOut, "%s (%s): %s\n", name, format, stats)
-		}
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	stats, err := importTable(br, name, format, tmp, errOut)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), output)
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(errOut, "%s (%s): %s, written to %s\n", name, format, stats, output)
-	return nil
-}
-
-func (s importStats) String() string {
+func (s Stats) String() string {
 	msg := count(s.entries, "identifier")
 	if s.dups > 0 {
 		msg += fmt.Sprintf(" (%s repeating an earlier one left out)", count(s.dups, "line"))
@@ -278,9 +216,9 @@ func (s importStats) String() string {
 	return msg
 }
 
-// guessImportFormat picks the format from the file name's extension, else
+// Guess picks the format from the file name's extension, else
 // from the first line that is not blank or a comment.
-func guessImportFormat(path string, br *bufio.Reader) string {
+func Guess(path string, br *bufio.Reader) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
 		return "csv"
@@ -310,4 +248,12 @@ func guessImportFormat(path string, br *bufio.Reader) string {
 		return "rewritemap"
 	}
 	return "rewritemap"
+}
+
+// count writes n nouns, in the singular for one.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

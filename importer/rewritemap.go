@@ -1,4 +1,4 @@
-package ark
+package importer
 
 import (
 	"bufio"
@@ -11,9 +11,9 @@ import (
 // "key value" pair per line, separated by spaces or tabs; blank lines and
 // lines starting with "#" are comments, and so is anything from a "#"
 // that starts a field.
-func readRewriteMap(r io.Reader, row func(importRow)) error {
+func readRewriteMap(r io.Reader, row func(sourceRow)) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, maxLineBytes)
+	sc.Buffer(nil, MaxLineBytes)
 	for line := 1; sc.Scan(); line++ {
 		fields := strings.Fields(sc.Text())
 		for i, f := range fields {
@@ -25,9 +25,9 @@ func readRewriteMap(r io.Reader, row func(importRow)) error {
 		switch len(fields) {
 		case 0:
 		case 2:
-			row(importRow{line: line, id: fields[0], target: fields[1]})
+			row(sourceRow{line: line, id: fields[0], target: fields[1]})
 		default:
-			row(importRow{line: line, err: fmt.Errorf("%s: expected \"key value\" (a RewriteMap line)", count(len(fields), "field"))})
+			row(sourceRow{line: line, err: fmt.Errorf("%s: expected \"key value\" (a RewriteMap line)", count(len(fields), "field"))})
 		}
 	}
 	return sc.Err()
