@@ -130,6 +130,9 @@ func (c *apiCall) binding(key string, req *bindRequest) (*store.Binding, error) 
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
+	if err := c.inPlace(key, req.Target, req.Status); err != nil {
+		return nil, err
+	}
 	return &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}, nil
 }
 
