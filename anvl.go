@@ -3,6 +3,7 @@ package ark
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,7 +15,8 @@ const unavailable = "(:unav)"
 // when, where, then erc-support: the commitment); the second is this
 // resolver's details about the identifier. Values that hold a newline are
 // folded, so every line after the first starts with a space and no value
-// can begin a new element; other control characters are %-encoded.
+// can begin a new element; other control and format characters are
+// %-encoded.
 func anvl(rec *infoRecord) string {
 	var b strings.Builder
 	b.WriteString("erc:\n")
@@ -62,10 +64,11 @@ func anvlValue(value string) string {
 	return strings.Join(lines, "\n ")
 }
 
-// isControl reports whether c is a control character or a Unicode line or
+// isControl reports whether c is a control character, a format character
+// (Unicode Cf: a bidi override, a zero-width space) or a Unicode line or
 // paragraph separator, tab excepted.
 func isControl(c rune) bool {
-	return (c < ' ' && c != '\t') || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029'
+	return (c < ' ' && c != '\t') || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029' || unicode.Is(unicode.Cf, c)
 }
 
 // escapeRunes %-encodes, as UTF-8, every rune of s for which escape is true.

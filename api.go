@@ -30,6 +30,11 @@ type API struct {
 	// Default 64 MiB.
 	MaxBody int64 `json:"max_body,omitempty"`
 
+	// The path prefixes, such as "/objects/", that in-place targets bound
+	// through the API must start with; none limits them to the site's
+	// paths without hidden segments. Redirect targets are not limited.
+	InPlace []string `json:"in_place,omitempty"`
+
 	keys map[string]*apiKey // by the SHA-256 hash of the key
 }
 
@@ -46,6 +51,9 @@ func (a *API) provision() error {
 	}
 	if a.MaxBody < 0 {
 		return fmt.Errorf("api: max_body %d: must be positive", a.MaxBody)
+	}
+	if err := a.checkInPlace(); err != nil {
+		return err
 	}
 	keys := a.Keys
 	for _, f := range a.KeyFiles {

@@ -130,6 +130,9 @@ func (c *apiCall) binding(key string, req *bindRequest) (*store.Binding, error) 
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
+	if err := c.inPlace(key, req.Target, req.Status); err != nil {
+		return nil, err
+	}
 	return &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}, nil
 }
 
@@ -362,7 +365,8 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // decodeOne decodes data, which must hold one JSON value and nothing after
-// it but white space, into v, refusing fields v does not have.
+// it but white space, into v, refusing fields v does not have and keys
+// repeated in an object.
 func decodeOne(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -372,5 +376,5 @@ func decodeOne(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("more follows the JSON object")
 	}
-	return nil
+	return repeatedKey(data)
 }

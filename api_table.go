@@ -160,6 +160,9 @@ func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
+	if err := c.inPlace(key, e.Target, e.Status); err != nil {
+		return nil, err
+	}
 	b := &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}
 	if b.Status == http.StatusGone {
 		b.Reason = reason

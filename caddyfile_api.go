@@ -13,6 +13,7 @@ import (
 //		key <name> <sha256-hex> <scope>...
 //		key_file <file>
 //		max_body <bytes>
+//		in_place <path-prefix>...
 //	}
 //
 // checking each key as it is read. A relative key_file is relative to the
@@ -56,6 +57,12 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 				return d.Errf("api: max_body: %q is not a positive number of bytes", s)
 			}
 			a.MaxBody = n
+		case "in_place":
+			prefixes := d.RemainingArgs()
+			if len(prefixes) == 0 {
+				return d.Err("api: in_place: want one path prefix or more, such as /objects/")
+			}
+			a.InPlace = append(a.InPlace, prefixes...)
 		default:
 			return d.Errf("api: unknown subdirective %q", d.Val())
 		}

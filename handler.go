@@ -82,7 +82,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	at.addLinks(w.Header(), res)
 	if res.status != http.StatusOK {
 		h.observe(r, repl, core, res, res.outcome, target)
-		w.Header().Set("Location", target)
+		w.Header().Set("Location", asciiLocation(target))
 		w.WriteHeader(res.status)
 		return nil
 	}

@@ -63,7 +63,7 @@ func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *infoRec
 		if err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
-		body = append(data, '\n')
+		body = append(escapeInvisibleJSON(data), '\n')
 	case formatHTML:
 		page, err := renderInfoPage(h.infoPage, rec)
 		if err != nil {

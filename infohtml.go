@@ -25,7 +25,7 @@ func loadInfoPage(path string) (*htmltemplate.Template, error) {
 		}
 		text = string(data)
 	}
-	t, err := htmltemplate.New("info").Option("missingkey=zero").Parse(text)
+	t, err := htmltemplate.New("info").Funcs(infoFuncs).Option("missingkey=zero").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("info_template %s: %w", path, err)
 	}

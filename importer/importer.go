@@ -112,6 +112,10 @@ func (im *importer) take(row sourceRow) {
 		}
 		e.Status = n
 	}
+	if err := inPlaceTargetError(e.Target, e.Status, nil); err != nil {
+		im.problem(row.line, err)
+		return
+	}
 	key, dup, err := im.b.AddLine(&e, row.line)
 	if err != nil {
 		im.problem(row.line, err)

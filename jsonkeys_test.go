@@ -1,0 +1,62 @@
+package ark
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Every JSON body the API reads refuses a key repeated in an object, as
+// table files and import do, with the same reason: the body means what its
+// reader sees, not what the last of two keys says. Keys spelled in another
+// case count as repeats, since the fields of a body match them (issue 20,
+// item 9).
+func TestAPIRefusesRepeatedJSONKeys(t *testing.T) {
+	s := startAPISite(t, "minter ark:12345/x5 .reeddeedk")
+	const reason = "a repeated key is refused"
+	for _, c := range []struct{ method, path, body, want string }{
+		{"PUT", "/id/ark:12345/x5d1", `{"target": "https://repo.example.org/shown", "target": "https://evil.example/hidden"}`, `\"target\" appears twice in the entry`},
+		{"PUT", "/id/ark:12345/x5d2", `{"target": "https://repo.example.org/shown", "Target": "https://evil.example/hidden"}`, `\"Target\" appears twice in the entry`},
+		{"PUT", "/id/ark:12345/x5d3", `{"target": "https://repo.example.org/d3", "meta": {"who": "Shown", "who": "Hidden"}}`, `meta \"who\" appears twice`},
+		{"PUT", "/id/ark:12345/x5d4", `{"target": "https://repo.example.org/d4", "meta": {"who": "Shown"}, "meta": {"who": "Hidden"}}`, `\"meta\" appears twice in the entry`},
+		{"POST", "/withdraw/ark:12345/x5d5", `{"reason": "shown", "reason": "hidden"}`, `\"reason\" appears twice in the entry`},
+		{"POST", "/mint/ark:12345/x5", `{"target": "https://repo.example.org/{id}", "status": 303, "status": 307}`, `\"status\" appears twice in the entry`},
+		{"POST", "/import", `{"entries": [{"id": "ark:12345/x5d6", "target": "https://repo.example.org/d6", "meta": {"who": "Shown", "who": "Hidden"}}]}`, `meta \"who\" appears twice`},
+	} {
+		got := s.call(c.method, c.path, "editor", c.body)
+		if got.status != http.StatusBadRequest || !strings.Contains(got.body, c.want) || !strings.Contains(got.body, reason) {
+			t.Errorf("%s %s %s: %d %s", c.method, c.path, c.body, got.status, got.body)
+		}
+	}
+	got := s.call("POST", "/bulk", "editor", `{"op": "bind", "id": "ark:12345/x5b1", "target": "https://repo.example.org/b1", "meta": {"what": "a", "what": "b"}}`+"\n"+
+		`{"op": "bind", "id": "ark:12345/x5b2", "id": "ark:12345/x5b3", "target": "https://repo.example.org/b2"}`+"\n"+
+		`{"op": "bind", "id": "ark:12345/x5b4", "target": "https://repo.example.org/b4", "meta": {"what": "a", "who": "b"}}`+"\n")
+	lines := strings.Split(strings.TrimSpace(got.body), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"status":400`) || !strings.Contains(lines[0], `meta \"what\" appears twice`) ||
+		!strings.Contains(lines[1], `"status":400`) || !strings.Contains(lines[1], `\"id\" appears twice in the entry`) || !strings.Contains(lines[2], `"status":201`) {
+		t.Errorf("bulk: %s", got.body)
+	}
+	for _, id := range []string{"ark:12345/x5d1", "ark:12345/x5d2", "ark:12345/x5d3", "ark:12345/x5d4", "ark:12345/x5d6", "ark:12345/x5b1", "ark:12345/x5b2", "ark:12345/x5b3"} {
+		s.expectUnbound(id)
+	}
+	if got := s.get("/ark:12345/x5d5"); got.status != http.StatusNotFound {
+		t.Errorf("withdrawn after a refusal: %d", got.status)
+	}
+}
+
+// repeatedKey names the object a repeated key is in, through arrays, and
+// compares the entry's own keys regardless of case only.
+func TestRepeatedKeyNamesItsObject(t *testing.T) {
+	for data, want := range map[string]string{
+		`{"a": [{"x": 1}, {"x": 2, "x": 3}]}`: `a "x" appears twice`,
+		`{"meta": {"who": "a", "Who": "b"}}`:  "",
+		`{"meta": {}, "META": {}}`:            `"META" appears twice in the entry`,
+		`{"a": {"b": {"c": 1, "c": 2}}}`:      `b "c" appears twice`,
+		`[1, {"a": 1}, {"a": 2}]`:             "",
+	} {
+		err := repeatedKey([]byte(data))
+		if want == "" && err != nil || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", data, err, want)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package ark
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/table"
+)
+
+// A right-to-left override (U+202E) or another invisible control in a
+// target or metadata value, from a table file, the Caddyfile or the API,
+// never leaves raw: Location is percent-encoded ASCII, and ?info shows each
+// such character visibly, escaped in ANVL and JSON, marked and isolated in
+// HTML (issue 20, item 9).
+func TestInvisibleCharactersLeaveVisibly(t *testing.T) {
+	meta := map[string]string{"what": "Invoice\u202Efdp.exe", "who": "A\u200Bdmin", "note": "x\u2066y\u2069z\u0085\u007f"}
+	table := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/v1", Target: "https://repo.example.org/\u202Egpj.exe", Meta: meta}})
+	s := &apiSite{db: t.TempDir() + "/ark.db", table: table}
+	s.site = startSite(t, apiSiteBody(s.db, s.table, "map ark:12345/v2 https://repo.example.org/\u202Egpj.exe"))
+	body, err := json.Marshal(bindRequest{Target: "https://repo.example.org/\u202Egpj.exe", Meta: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.call("PUT", "/id/ark:12345/x5v3", "editor", string(body)); got.status != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", got.status, got.body)
+	}
+	raw := func(s string) bool {
+		return strings.ContainsFunc(s, func(c rune) bool { return c == '\u202E' || c == '\u200B' || c == '\u2066' || c == 0x85 || c == 0x7f })
+	}
+	for _, id := range []string{"ark:12345/v1", "ark:12345/v2", "ark:12345/x5v3"} {
+		got := s.get("/" + id)
+		if got.status != http.StatusFound || got.location != "https://repo.example.org/%E2%80%AEgpj.exe" {
+			t.Errorf("%s: %d Location %q, want it percent-encoded", id, got.status, got.location)
+		}
+		withMeta := id != "ark:12345/v2"
+		anvl := s.get("/" + id + "?info")
+		if raw(anvl.body) || !strings.Contains(anvl.body, "\ntarget: https://repo.example.org/%E2%80%AEgpj.exe\n") ||
+			withMeta && (!strings.Contains(anvl.body, "\nwhat: Invoice%E2%80%AEfdp.exe\n") || !strings.Contains(anvl.body, "\nwho: A%E2%80%8Bdmin\n") ||
+				!strings.Contains(anvl.body, "\nnote: x%E2%81%A6y%E2%81%A9z%C2%85%7F\n")) {
+			t.Errorf("%s?info, ANVL:\n%s", id, anvl.body)
+		}
+		js := s.do("GET", "/"+id+"?info", acceptJSON)
+		if raw(js.body) || !utf8.ValidString(js.body) || !strings.Contains(js.body, `"target": "https://repo.example.org/\u202Egpj.exe"`) ||
+			withMeta && (!strings.Contains(js.body, `"what": "Invoice\u202Efdp.exe"`) || !strings.Contains(js.body, `"note": "x\u2066y\u2069z\u0085\u007F"`)) {
+			t.Errorf("%s?info, JSON:\n%s", id, js.body)
+		}
+		var rec struct{ Target string }
+		if err := json.Unmarshal([]byte(js.body), &rec); err != nil || rec.Target != "https://repo.example.org/\u202Egpj.exe" {
+			t.Errorf("%s?info, JSON: the target reads back as %q (%v)", id, rec.Target, err)
+		}
+		page := s.do("GET", "/"+id+"?info", acceptHTML)
+		if raw(page.body) || !strings.Contains(page.body, `<bdi>https://repo.example.org/<span class="ctl">U+202E</span>gpj.exe</bdi>`) ||
+			withMeta && (!strings.Contains(page.body, `<h1><bdi>Invoice<span class="ctl">U+202E</span>fdp.exe</bdi></h1>`) ||
+				!strings.Contains(page.body, `<title>Invoice[U&#43;202E]fdp.exe (`+id+`)</title>`) ||
+				!strings.Contains(page.body, `<bdi>A<span class="ctl">U+200B</span>dmin</bdi>`)) {
+			t.Errorf("%s?info, HTML:\n%s", id, page.body)
+		}
+	}
+}
