@@ -112,7 +112,7 @@ func (im *importer) take(row sourceRow) {
 		}
 		e.Status = n
 	}
-	if err := inPlaceTargetError(e.Target, e.Status, nil); err != nil {
+	if err := table.CheckUntrustedInPlace(e.Target, e.Status, nil); err != nil {
 		im.problem(row.line, err)
 		return
 	}

@@ -187,3 +187,15 @@ func unhex(c byte) byte {
 func isHexByte(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// HiddenSegment reports whether a segment of the escaped path, decoded
+// once or more, starts with "." or holds a backslash or control character
+// (DottedSegment).
+func HiddenSegment(path string) bool {
+	for seg := range strings.SplitSeq(strings.TrimPrefix(path, "/"), "/") {
+		if DottedSegment(seg) {
+			return true
+		}
+	}
+	return false
+}
