@@ -29,7 +29,7 @@ func TestAPIKeyFile(t *testing.T) {
 	if got := s.call("GET", "/id/ark:12345/x5c1", "catalog", ""); got.status != http.StatusOK {
 		t.Errorf("in its read scope: %d %s", got.status, got.body)
 	}
-	if got := s.call("DELETE", "/id/ark:12345/x5c1", "catalog", ""); got.status != http.StatusMethodNotAllowed || got.header.Get("Allow") != "GET, HEAD, PUT" {
+	if got := s.call("DELETE", "/id/ark:12345/x5c1", "catalog", ""); got.status != http.StatusMethodNotAllowed || got.header.Get("Allow") != "GET, HEAD, PUT, PATCH" {
 		t.Errorf("DELETE: %d %q", got.status, got.header.Get("Allow"))
 	}
 	if got := s.call("GET", "/nothing", "catalog", ""); got.status != http.StatusNotFound {

@@ -29,16 +29,18 @@ type bindRequest struct {
 // metadata an entry may have, with room for JSON escapes.
 const maxBindBody = 4 * (table.MaxTargetBytes + table.MaxMetaKeys*(table.MaxMetaKeyBytes+table.MaxMetaValueBytes))
 
-// serveID answers GET and PUT id/<id>.
+// serveID answers GET, PUT and PATCH id/<id>.
 func (c *apiCall) serveID(raw string) error {
 	switch c.r.Method {
 	case http.MethodGet, http.MethodHead:
 		return c.get(raw)
 	case http.MethodPut:
 		return c.put(raw)
+	case http.MethodPatch:
+		return c.patch(raw)
 	}
-	c.w.Header().Set("Allow", "GET, HEAD, PUT")
-	return writeAPIError(c.w, http.StatusMethodNotAllowed, "use GET or PUT")
+	c.w.Header().Set("Allow", "GET, HEAD, PUT, PATCH")
+	return writeAPIError(c.w, http.StatusMethodNotAllowed, "use GET, PUT or PATCH")
 }
 
 // managedKey parses an identifier of the request and checks that the key

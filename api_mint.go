@@ -4,21 +4,16 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
-// idPlaceholder stands for the new identifier in the target of a
-// mint-and-bind.
-const idPlaceholder = "{id}"
-
 // mint answers POST mint/<shoulder>?n=<count>: n new names (default 1, at
 // most MintMax) from the shoulder's minter, each stored before the answer.
-// With a body, a binding, each name is bound at once: "{id}" in its
-// target stands for the name.
+// With a body, a binding, each name is bound at once: placeholders in its
+// target, such as "{id}", stand for the name's parts (see mintPlaceholders).
 func (c *apiCall) mint(raw string) error {
 	naan, sh, err := normalize.ParsePrefix(raw)
 	if err != nil {
@@ -75,9 +70,12 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (store.B
 	if err := readJSON(c.w, c.r, &req); err != nil {
 		return nil, err
 	}
-	target := req.Target
+	target, err := parseMintTarget(req.Target)
+	if err != nil {
+		return nil, refuse(http.StatusBadRequest, "%v", err)
+	}
 	build := func(key string) (*store.Binding, error) {
-		req.Target = strings.ReplaceAll(target, idPlaceholder, key)
+		req.Target = target.expand(key, naan, sh)
 		return c.binding(key, &req)
 	}
 	names, err := c.mintableNames(naan, sh, n)

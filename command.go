@@ -257,10 +257,13 @@ func apiCommand(use, short, long string, args cobra.PositionalArgs, run func(cmd
 	return cmd
 }
 
-// bindFlags adds the flags of a binding: --status, --no-passthrough.
+// bindFlags adds the flags of a binding: --status, --no-passthrough,
+// --meta, --meta-file.
 func bindFlags(cmd *cobra.Command) {
 	cmd.Flags().Int("status", 0, "The answer: 302 (default for URLs), 303, 307, or 200 (default for local paths)")
 	cmd.Flags().Bool("no-passthrough", false, "Descendants (the identifier with a qualifier) do not resolve through it")
+	cmd.Flags().StringArray("meta", nil, "Metadata key=value, served by ?info (repeatable); key= removes the key")
+	cmd.Flags().String("meta-file", "", "Metadata from a JSON object of strings (null removes a key); --meta adds to it")
 }
 
 // bindFromFlags reads the flags bindFlags added, for target.
@@ -276,34 +279,42 @@ func bindFromFlags(cmd *cobra.Command, target string) *bindRequest {
 
 // mintCommand builds `caddy ark mint`.
 func mintCommand() *cobra.Command {
-	cmd := apiCommand("mint --api <url> [-n <count>] [--target <target>] <shoulder>",
+	cmd := apiCommand("mint --api <url> [-n <count>] [--target <target>] [--meta key=value] <shoulder>",
 		"Mints new identifiers under a shoulder through the API", `
 Mints -n new identifiers (default 1, at most 1000) under a shoulder that has
 a minter, such as ark:12345/x5, and prints them one a line. With --target,
-each is bound at once; "{id}" in the target stands for the new identifier.
+each is bound at once; in the target, {id} stands for the new identifier,
+{naan}, {name}, {shoulder} and {blade} for its parts.
 `, cobra.ExactArgs(1), func(cmd *cobra.Command, c *apiClient, args []string) error {
 			n, _ := cmd.Flags().GetInt("n")
 			target, _ := cmd.Flags().GetString("target")
-			var bind *bindRequest
-			if target != "" {
-				bind = bindFromFlags(cmd, target)
+			bind, err := mintBindFromFlags(cmd, target)
+			if err != nil {
+				return err
 			}
 			return c.mintIDs(cmd.Context(), args[0], n, bind, cmd.OutOrStdout())
 		})
 	cmd.Flags().IntP("n", "n", 1, "How many identifiers to mint")
-	cmd.Flags().String("target", "", "Bind each new identifier to this target; {id} stands for it")
+	cmd.Flags().String("target", "", "Bind each new identifier to this target; {id}, {naan}, {name}, {shoulder}, {blade} stand for its parts")
 	bindFlags(cmd)
 	return cmd
 }
 
 // bindCommand builds `caddy ark bind`.
 func bindCommand() *cobra.Command {
-	cmd := apiCommand("bind --api <url> [--status <status>] <id> <target>",
+	cmd := apiCommand("bind --api <url> [--status <status>] [--meta key=value] <id> [<target>]",
 		"Binds an identifier to a target through the API", `
 Creates or updates the binding of an identifier: a local path or an absolute
-http(s) URL. Prints the binding as stored, with its new version.
-`, cobra.ExactArgs(2), func(cmd *cobra.Command, c *apiClient, args []string) error {
-			return c.bindID(cmd.Context(), args[0], bindFromFlags(cmd, args[1]), cmd.OutOrStdout())
+http(s) URL. An update changes only what it is given (the target, --status,
+--no-passthrough, --meta keys) and keeps the rest, metadata included;
+--no-passthrough=false restores passthrough, --status 0 the default status.
+Prints the binding as stored, with its new version.
+`, cobra.RangeArgs(1, 2), func(cmd *cobra.Command, c *apiClient, args []string) error {
+			patch, err := bindPatchFromFlags(cmd, args)
+			if err != nil {
+				return err
+			}
+			return c.bindID(cmd.Context(), args[0], patch, cmd.OutOrStdout())
 		})
 	bindFlags(cmd)
 	return cmd

@@ -111,10 +111,11 @@ func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *b
 	return nil
 }
 
-// bindID creates or updates the binding of id and writes it as stored.
-func (c *apiClient) bindID(ctx context.Context, id string, bind *bindRequest, w io.Writer) error {
+// bindID creates or updates the binding of id with a merge patch, which
+// keeps what it does not name, and writes the binding as stored.
+func (c *apiClient) bindID(ctx context.Context, id string, patch map[string]any, w io.Writer) error {
 	var b store.Binding
-	if err := c.call(ctx, http.MethodPut, idPath("id", id), bind, &b); err != nil {
+	if err := c.call(ctx, http.MethodPatch, idPath("id", id), patch, &b); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s %d %s (version %d)\n", b.Key, b.Status, b.Target, b.Version)
