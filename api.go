@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
@@ -124,7 +125,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest s
 	}
 	rs := h.resolver.Load()
 	if rs == nil {
-		w.Header().Set("Retry-After", retryAfter)
+		w.Header().Set("Retry-After", resolve.RetryAfter)
 		return writeAPIError(w, http.StatusServiceUnavailable, "the configuration is being replaced")
 	}
 	c := &apiCall{h: h, rs: rs, store: h.Store(), key: key, w: w, r: r}
@@ -148,7 +149,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest s
 // apiCall is one request to the API, authenticated.
 type apiCall struct {
 	h     *Handler
-	rs    *resolver
+	rs    *resolve.Resolver
 	store store.Store
 	key   *apiKey
 	w     http.ResponseWriter
@@ -204,7 +205,7 @@ func (c *apiCall) fail(err error) error {
 		ae = storeError("", err)
 	}
 	if ae.status == http.StatusServiceUnavailable {
-		c.w.Header().Set("Retry-After", retryAfter)
+		c.w.Header().Set("Retry-After", resolve.RetryAfter)
 	}
 	return writeAPIError(c.w, ae.status, ae.msg)
 }

@@ -55,7 +55,7 @@ func (c *apiCall) managedKey(raw string, write bool) (string, error) {
 		// It could never be answered: the rule of segments.go refuses it.
 		return "", refuse(http.StatusBadRequest, "%s: %v", key, urlpath.ErrDotSegment)
 	}
-	if _, ours := c.rs.ours[naan]; naan != "" && !ours {
+	if naan != "" && !c.rs.Ours(naan) {
 		return "", refuse(http.StatusBadRequest, "%s: NAAN %s is not this site's: add it with naan", key, naan)
 	}
 	if !c.key.may(write, key) {
@@ -65,7 +65,7 @@ func (c *apiCall) managedKey(raw string, write bool) (string, error) {
 		}
 		return "", refuse(http.StatusForbidden, "key %s may not %s %s", c.key.name, access, key)
 	}
-	if by, ok := c.rs.table.SourceOf(key); ok {
+	if by, ok := c.rs.Table().SourceOf(key); ok {
 		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)
 	}
 	return key, nil

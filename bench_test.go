@@ -14,7 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/mint"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -106,7 +108,7 @@ func BenchmarkTableLoad(b *testing.B) {
 }
 
 // benchResolver builds a resolver over a synthetic table of n ARKs.
-func benchResolver(b *testing.B, keys []string, cacheSize int) *resolver {
+func benchResolver(b *testing.B, keys []string, cacheSize int) *resolve.Resolver {
 	b.Helper()
 	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, CacheSize: cacheSize, Foreign: "404"}
 	rs, err := newBenchResolver(h)
@@ -118,7 +120,7 @@ func benchResolver(b *testing.B, keys []string, cacheSize int) *resolver {
 
 // newBenchResolver loads h's table and builds its resolver, as Provision
 // does without a Caddy context.
-func newBenchResolver(h *Handler) (*resolver, error) {
+func newBenchResolver(h *Handler) (*resolve.Resolver, error) {
 	t, err := table.Load(h.Tables, h.Entries)
 	if err != nil {
 		return nil, err
@@ -150,7 +152,7 @@ func BenchmarkResolve(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					if res := rs.resolve(context.Background(), in[i%len(in)]); res.status == 0 {
+					if res := rs.Resolve(context.Background(), in[i%len(in)]); res.Status == 0 {
 						b.Fatal("no answer")
 					}
 					i++
@@ -219,8 +221,9 @@ func BenchmarkCacheHitRatio(b *testing.B) {
 			core = fmt.Sprintf("ark:12345/unknown%d", i)
 		}
 		i++
-		_, hit := rs.cache.get(core)
-		rs.resolve(context.Background(), core)
+		hits0 := counterValue(b, metrics.Counters.CacheHits)
+		rs.Resolve(context.Background(), core)
+		hit := counterValue(b, metrics.Counters.CacheHits) > hits0
 		all++
 		if hit {
 			hits++

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/dgraph-io/ristretto/v2"
 )
 
@@ -17,8 +18,8 @@ const defaultCacheSize = 10_000
 // one-off requests (random or unknown identifiers) passes through.
 //
 // It may be closed at any time, even while requests use it: ristretto's
-// Close is not safe while Get and Set run, so get and set hold mu shared and
-// close holds it alone; once closed, get misses and set does nothing.
+// Close is not safe while Get and Set run, so Get and Set hold mu shared and
+// Close holds it alone; once closed, Get misses and Set does nothing.
 //
 // Only cores seen twice recently are offered to ristretto: seen is a
 // doorkeeper, one hash per slot, in front of ristretto's own. Offering a
@@ -28,7 +29,7 @@ const defaultCacheSize = 10_000
 // (BENCHMARKS.md). A core that does come back is cached on its second
 // request.
 type resolutionCache struct {
-	c      *ristretto.Cache[string, *resolution]
+	c      *ristretto.Cache[string, *resolve.Resolution]
 	seen   []atomic.Uint64 // the hash of the last core offered in each slot
 	seed   maphash.Seed
 	mu     sync.RWMutex
@@ -37,7 +38,7 @@ type resolutionCache struct {
 
 // newResolutionCache returns a cache for size resolutions.
 func newResolutionCache(size int) (*resolutionCache, error) {
-	c, err := newRistretto[*resolution](size)
+	c, err := newRistretto[*resolve.Resolution](size)
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +49,8 @@ func newResolutionCache(size int) (*resolutionCache, error) {
 	return &resolutionCache{c: c, seen: make([]atomic.Uint64, slots), seed: maphash.MakeSeed()}, nil
 }
 
-// get returns the cached resolution of core, counting the hit or miss.
-func (rc *resolutionCache) get(core string) (res *resolution, ok bool) {
+// Get returns the cached resolution of core, counting the hit or miss.
+func (rc *resolutionCache) Get(core string) (res *resolve.Resolution, ok bool) {
 	rc.mu.RLock()
 	if !rc.closed {
 		res, ok = rc.c.Get(core)
@@ -63,9 +64,9 @@ func (rc *resolutionCache) get(core string) (res *resolution, ok bool) {
 	return res, ok
 }
 
-// set caches the resolution of core if core was offered recently too,
+// Set caches the resolution of core if core was offered recently too,
 // unless the cache is closed.
-func (rc *resolutionCache) set(core string, res *resolution) {
+func (rc *resolutionCache) Set(core string, res *resolve.Resolution) {
 	h := maphash.String(rc.seed, core)
 	if rc.seen[h&uint64(len(rc.seen)-1)].Swap(h) != h {
 		return // the first time: it may never come back
@@ -77,9 +78,9 @@ func (rc *resolutionCache) set(core string, res *resolution) {
 	}
 }
 
-// close stops the cache's goroutines. It may be called more than once, and
+// Close stops the cache's goroutines. It may be called more than once, and
 // while the cache is in use.
-func (rc *resolutionCache) close() {
+func (rc *resolutionCache) Close() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if !rc.closed {

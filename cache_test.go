@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
 // A cache may be closed while requests use it (Caddy's Cleanup of an old
@@ -16,10 +18,10 @@ func TestCacheClosesWhileInUse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc.set("ark:12345/kept", &resolution{status: 302})
-		rc.set("ark:12345/kept", &resolution{status: 302}) // the second offer is the one cached
+		rc.Set("ark:12345/kept", &resolve.Resolution{Status: 302})
+		rc.Set("ark:12345/kept", &resolve.Resolution{Status: 302}) // the second offer is the one cached
 		rc.c.Wait()
-		if _, ok := rc.get("ark:12345/kept"); !ok {
+		if _, ok := rc.Get("ark:12345/kept"); !ok {
 			t.Fatal("a resolution set before close is not cached")
 		}
 		stop := make(chan struct{})
@@ -33,15 +35,15 @@ func TestCacheClosesWhileInUse(t *testing.T) {
 					default:
 					}
 					core := fmt.Sprintf("ark:12345/g%dc%d", g, i%64)
-					rc.set(core, &resolution{status: 302})
-					rc.get(core)
+					rc.Set(core, &resolve.Resolution{Status: 302})
+					rc.Get(core)
 				}
 			})
 		}
 		time.Sleep(time.Millisecond)
-		rc.close()
-		rc.close()
-		if _, ok := rc.get("ark:12345/kept"); ok {
+		rc.Close()
+		rc.Close()
+		if _, ok := rc.Get("ark:12345/kept"); ok {
 			t.Error("a closed cache answers get")
 		}
 		close(stop)
@@ -57,15 +59,15 @@ func TestCacheAdmitsCoresOnTheirSecondOffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.close()
-	rc.set("ark:12345/once", &resolution{status: 302})
-	rc.set("ark:12345/twice", &resolution{status: 302})
-	rc.set("ark:12345/twice", &resolution{status: 302})
+	defer rc.Close()
+	rc.Set("ark:12345/once", &resolve.Resolution{Status: 302})
+	rc.Set("ark:12345/twice", &resolve.Resolution{Status: 302})
+	rc.Set("ark:12345/twice", &resolve.Resolution{Status: 302})
 	rc.c.Wait()
-	if _, ok := rc.get("ark:12345/once"); ok {
+	if _, ok := rc.Get("ark:12345/once"); ok {
 		t.Error("a core offered once was cached")
 	}
-	if _, ok := rc.get("ark:12345/twice"); !ok {
+	if _, ok := rc.Get("ark:12345/twice"); !ok {
 		t.Error("a core offered twice was not cached")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/caddy-ark/caddy-ark/mint"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -129,7 +130,7 @@ func (h *Handler) unmarshalNAANs(d *caddyfile.Dispenser) error {
 		return d.ArgErr()
 	}
 	for _, n := range args {
-		if _, err := parseNAAN(n); err != nil {
+		if _, err := resolve.ParseNAAN(n); err != nil {
 			return d.Errf("naan %q: %v", n, err)
 		}
 	}
@@ -230,7 +231,7 @@ func (h *Handler) unmarshalShoulder(d *caddyfile.Dispenser) error {
 	if len(args) != 2 && len(args) != 3 {
 		return d.ArgErr()
 	}
-	t := Template{Prefix: args[0], Target: args[1]}
+	t := resolve.Template{Prefix: args[0], Target: args[1]}
 	if len(args) == 3 {
 		status, err := strconv.Atoi(args[2])
 		if err != nil {
@@ -238,7 +239,7 @@ func (h *Handler) unmarshalShoulder(d *caddyfile.Dispenser) error {
 		}
 		t.Status = status
 	}
-	if _, err := t.compile(); err != nil {
+	if _, err := t.Compile(); err != nil {
 		return d.Errf("shoulder: %v", err)
 	}
 	h.Templates = append(h.Templates, t)
@@ -283,8 +284,8 @@ func (h *Handler) unmarshalPolicy(d *caddyfile.Dispenser) error {
 	if len(args) != 2 {
 		return d.Errf("policy: want a prefix and one statement (quote it), got %d arguments", len(args))
 	}
-	p := Policy{Prefix: args[0], Statement: args[1]}
-	if _, err := compilePolicies(append(h.Policies, p)); err != nil {
+	p := resolve.Policy{Prefix: args[0], Statement: args[1]}
+	if _, err := resolve.CompilePolicies(append(h.Policies, p)); err != nil {
 		return d.Errf("policy: %v", err)
 	}
 	h.Policies = append(h.Policies, p)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -39,80 +40,80 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		// Only a request that outlived its server's shutdown gets here.
 		return caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))
 	}
-	res := rs.resolve(r.Context(), core)
+	res := rs.Resolve(r.Context(), core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	vars := &arkVars{res: res}
 	repl.Map(vars.get)
-	if res.outcome == outcomeUnavailable {
-		h.logger.Error("the identifier could not be looked up", zap.String("raw", core), zap.Error(res.err))
-		h.observe(r, repl, core, res, res.outcome, "")
-		w.Header().Set("Retry-After", retryAfter)
-		return h.refuse(w, r, res.status, res.reason, "")
+	if res.Outcome == resolve.OutcomeUnavailable {
+		h.logger.Error("the identifier could not be looked up", zap.String("raw", core), zap.Error(res.Err))
+		h.observe(r, repl, core, res, res.Outcome, "")
+		w.Header().Set("Retry-After", resolve.RetryAfter)
+		return h.refuse(w, r, res.Status, res.Reason, "")
 	}
-	if isInflection(r.URL) && isARKCore(core) && res.outcome != outcomeForeign {
+	if isInflection(r.URL) && isARKCore(core) && res.Outcome != resolve.OutcomeForeign {
 		out, err := h.serveInfo(w, r, rs, core, res, repl)
 		h.observe(r, repl, core, res, out, "")
 		return err
 	}
-	if res.key == "" {
-		h.observe(r, repl, core, res, res.outcome, "")
-		return h.refuse(w, r, res.status, res.reason, res.key)
+	if res.Key == "" {
+		h.observe(r, repl, core, res, res.Outcome, "")
+		return h.refuse(w, r, res.Status, res.Reason, res.Key)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
-		h.observe(r, repl, core, res, outcomeInvalid, "")
-		return h.refuse(w, r, http.StatusBadRequest, err.Error(), res.key)
+		h.observe(r, repl, core, res, resolve.OutcomeInvalid, "")
+		return h.refuse(w, r, http.StatusBadRequest, err.Error(), res.Key)
 	}
-	if res.target == "" && res.tmpl == nil {
+	if res.Target == "" && res.Tmpl == nil {
 		h.self(r).addLinks(w.Header(), res) // a withdrawn identifier still links to its tombstone
-		h.observe(r, repl, core, res, res.outcome, "")
-		return h.refuse(w, r, res.status, res.reason, res.key)
+		h.observe(r, repl, core, res, res.Outcome, "")
+		return h.refuse(w, r, res.Status, res.Reason, res.Key)
 	}
-	target, err := res.buildTarget(repl, query)
+	target, err := buildTarget(res, repl, query)
 	if err != nil {
-		h.observe(r, repl, core, res, outcomeInvalid, "")
-		return h.refuse(w, r, http.StatusBadRequest, res.key+": "+err.Error(), res.key)
+		h.observe(r, repl, core, res, resolve.OutcomeInvalid, "")
+		return h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 	}
-	if res.outcome == outcomeForeign && strings.EqualFold(hostname(r.Host), rs.foreignHost) {
-		h.observe(r, repl, core, res, outcomeNotFound, "")
-		return h.refuse(w, r, http.StatusNotFound, res.key+" is not assigned here, and this site is the foreign resolver", res.key)
+	if res.Outcome == resolve.OutcomeForeign && strings.EqualFold(hostname(r.Host), rs.ForeignHost()) {
+		h.observe(r, repl, core, res, resolve.OutcomeNotFound, "")
+		return h.refuse(w, r, http.StatusNotFound, res.Key+" is not assigned here, and this site is the foreign resolver", res.Key)
 	}
 	vars.target = target
 	at := h.self(r)
 	at.addLinks(w.Header(), res)
-	if res.status != http.StatusOK {
-		h.observe(r, repl, core, res, res.outcome, target)
+	if res.Status != http.StatusOK {
+		h.observe(r, repl, core, res, res.Outcome, target)
 		w.Header().Set("Location", asciiLocation(target))
-		w.WriteHeader(res.status)
+		w.WriteHeader(res.Status)
 		return nil
 	}
-	served := res.local
-	if served == nil || target != res.target {
+	served := res.Local
+	if served == nil || target != res.Target {
 		if served, err = url.Parse(target); err != nil {
-			h.observe(r, repl, core, res, outcomeInvalid, "")
-			return h.refuse(w, r, http.StatusBadRequest, res.key+": the target built from the request is not a valid path", res.key)
+			h.observe(r, repl, core, res, resolve.OutcomeInvalid, "")
+			return h.refuse(w, r, http.StatusBadRequest, res.Key+": the target built from the request is not a valid path", res.Key)
 		}
 	}
-	if res.isARK && strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
-		h.observe(r, repl, core, res, res.outcome, target)
+	if res.IsARK && strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
+		h.observe(r, repl, core, res, res.Outcome, target)
 		return redirectToDirectory(w, at, res, query)
 	}
 	rewrite(r, served)
 	status, err := serveInPlace(w, r, next)
 	if status != http.StatusNotFound && status != 0 {
-		h.observe(r, repl, core, res, res.outcome, target)
+		h.observe(r, repl, core, res, res.Outcome, target)
 		return err
 	}
-	h.observe(r, repl, core, res, outcomeMissing, target)
+	h.observe(r, repl, core, res, resolve.OutcomeMissing, target)
 	if status == 0 {
 		h.logger.Error("no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
-			zap.String("id", res.key), zap.String("target", target))
+			zap.String("id", res.Key), zap.String("target", target))
 		return caddyhttp.Error(http.StatusInternalServerError, errors.New("nothing serves in-place targets"))
 	}
-	h.logger.Warn("identifier resolved to a missing target", zap.String("id", res.key), zap.String("target", target))
+	h.logger.Warn("identifier resolved to a missing target", zap.String("id", res.Key), zap.String("target", target))
 	if errors.As(err, new(caddyhttp.HandlerError)) {
 		// Nothing is written yet (file_server's 404 is an error): say why.
-		return h.refuse(w, r, http.StatusNotFound, res.key+" is assigned here, but what it resolves to is missing", res.key)
+		return h.refuse(w, r, http.StatusNotFound, res.Key+" is assigned here, but what it resolves to is missing", res.Key)
 	}
 	return err
 }
@@ -149,15 +150,15 @@ func escapeRaw(p string) string {
 // query for an ARK (inflections never get here: serveInfo answers them),
 // the q-component for a URN. For the foreign resolver it is the whole query
 // with its "?", inflections included: a bare "?" means something there too.
-func passedQuery(r *http.Request, core string, res *resolution) (string, error) {
+func passedQuery(r *http.Request, core string, res *resolve.Resolution) (string, error) {
 	raw := r.URL.RawQuery
 	if raw == "" && !r.URL.ForceQuery {
 		return "", nil
 	}
-	if res.outcome == outcomeForeign {
+	if res.Outcome == resolve.OutcomeForeign {
 		return "?" + urlpath.SafeQuery(raw), nil
 	}
-	if !res.isARK {
+	if !res.IsARK {
 		u, err := normalize.ParseURN(core + "?" + raw)
 		if err != nil {
 			return "", err
@@ -170,19 +171,19 @@ func passedQuery(r *http.Request, core string, res *resolution) (string, error) 
 // buildTarget returns the target of res with query added, expanding a
 // template's placeholders; it refuses a target that request data would
 // make unsafe.
-func (res *resolution) buildTarget(repl *caddy.Replacer, query string) (string, error) {
-	if res.outcome == outcomeForeign {
-		return res.target + query, nil
+func buildTarget(res *resolve.Resolution, repl *caddy.Replacer, query string) (string, error) {
+	if res.Outcome == resolve.OutcomeForeign {
+		return res.Target + query, nil
 	}
-	t := res.tmpl
+	t := res.Tmpl
 	if t == nil {
-		return urlpath.JoinTarget(res.target, "", query), nil
+		return urlpath.JoinTarget(res.Target, "", query), nil
 	}
-	target, err := t.expand(repl, res.suffix)
+	target, err := t.Expand(repl, res.Suffix)
 	if err != nil {
 		return "", err
 	}
-	if t.local && !urlpath.LocalPathSafe(target) {
+	if t.Local && !urlpath.LocalPathSafe(target) {
 		return "", urlpath.ErrDotSegment
 	}
 	return urlpath.JoinTarget(target, "", query), nil
@@ -200,8 +201,8 @@ func rewrite(r *http.Request, served *url.URL) {
 // normal form with one, so that the index page's relative links
 // ("l1.html") resolve under the identifier and not beside it. A URN is
 // served as it is: a "/" after it would make another URN.
-func redirectToDirectory(w http.ResponseWriter, at self, res *resolution, query string) error {
-	location := at.identifierURL(res.key) + "/"
+func redirectToDirectory(w http.ResponseWriter, at self, res *resolve.Resolution, query string) error {
+	location := at.identifierURL(res.Key) + "/"
 	if query != "" {
 		location += "?" + query
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -14,7 +16,7 @@ import (
 // handlerStore is what a Handler keeps about its store.
 type handlerStore struct {
 	store     store.Store
-	cache     *storeCache // nil when caching is off
+	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
 }
 
@@ -44,9 +46,11 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	}
 	h.stores.store = s
 	if h.CacheSize >= 0 {
-		if h.stores.cache, err = newStoreCache(h.cacheSize()); err != nil {
+		c, err := newRistretto[*table.Assignment](h.cacheSize())
+		if err != nil {
 			return err
 		}
+		h.stores.cache = resolve.NewStoreCache(c)
 	}
 	watchCtx, stop := context.WithCancel(context.Background())
 	h.stores.stopWatch = stop
@@ -57,7 +61,7 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 // storeChanged forgets what the cache holds for keys (everything for nil).
 func (h *Handler) storeChanged(keys []string) {
 	if h.stores.cache != nil {
-		h.stores.cache.forget(keys)
+		h.stores.cache.Forget(keys)
 	}
 }
 
@@ -68,7 +72,7 @@ func (h *Handler) closeStore() {
 		h.stores.stopWatch()
 	}
 	if h.stores.cache != nil {
-		h.stores.cache.close()
+		h.stores.cache.Close()
 	}
 }
 
@@ -86,7 +90,7 @@ func (h *Handler) TableSource(key string) (string, bool) {
 	if rs == nil {
 		return "", false
 	}
-	return rs.table.SourceOf(key)
+	return rs.Table().SourceOf(key)
 }
 
 // unmarshalStore reads "store [<backend> [<args>...] [{ ... }]]": the

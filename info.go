@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
 // isInflection reports whether the request's query is one of the
@@ -43,7 +45,7 @@ type infoRecord struct {
 	// Meta is the entry's metadata (the ancestor's when inherited).
 	Meta map[string]string `json:"meta,omitempty"`
 	// Policy is the site's persistence policy covering the identifier.
-	Policy *policyInfo `json:"policy,omitempty"`
+	Policy *resolve.PolicyInfo `json:"policy,omitempty"`
 	// Reason says why a withdrawn identifier answers 410: the tombstone.
 	Reason string `json:"reason,omitempty"`
 	// Resolver is the URL under which this site resolves identifiers.
@@ -72,14 +74,14 @@ var metaElements = []string{"who", "what", "when", "where", "persistence", "vari
 
 // newRecord describes the identifier that res resolved, with target its
 // built target ("" for a withdrawn one).
-func newRecord(at self, core string, res *resolution, target string, pol *policyInfo) *infoRecord {
-	rec := &infoRecord{ID: core, Normalized: res.key, URL: at.identifierURL(res.key), Status: res.status,
-		Target: target, Resolution: res.how, Via: res.via, Suffix: res.suffix}
-	if res.entry != nil {
-		rec.Meta = res.entry.Meta
+func newRecord(at self, core string, res *resolve.Resolution, target string, pol *resolve.PolicyInfo) *infoRecord {
+	rec := &infoRecord{ID: core, Normalized: res.Key, URL: at.identifierURL(res.Key), Status: res.Status,
+		Target: target, Resolution: res.How, Via: res.Via, Suffix: res.Suffix}
+	if res.Entry != nil {
+		rec.Meta = res.Entry.Meta
 	}
-	if res.outcome == outcomeGone {
-		rec.Reason = res.reason
+	if res.Outcome == resolve.OutcomeGone {
+		rec.Reason = res.Reason
 		if reason := rec.Meta["reason"]; reason != "" {
 			rec.Reason = reason
 		}
@@ -89,21 +91,21 @@ func newRecord(at self, core string, res *resolution, target string, pol *policy
 	if strings.HasPrefix(target, "/") {
 		rec.targetAt = rec.URL // served in place: the identifier's own URL, not the internal path
 	}
-	if res.how == "inherited" {
-		rec.parentAt = at.identifierURL(res.via)
+	if res.How == "inherited" {
+		rec.parentAt = at.identifierURL(res.Via)
 	}
 	return rec
 }
 
 // newPolicyRecord describes a NAAN or shoulder through its policy.
-func newPolicyRecord(at self, core string, pol *policyInfo) *infoRecord {
+func newPolicyRecord(at self, core string, pol *resolve.PolicyInfo) *infoRecord {
 	rec := &infoRecord{ID: core, Normalized: pol.Prefix, URL: at.identifierURL(pol.Prefix), Resolution: "policy"}
 	rec.finish(at, pol)
 	return rec
 }
 
 // finish sets what every record says about this site and its policy.
-func (rec *infoRecord) finish(at self, pol *policyInfo) {
+func (rec *infoRecord) finish(at self, pol *resolve.PolicyInfo) {
 	rec.Resolver = at.base + "/"
 	rec.host = at.who
 	if pol != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
@@ -16,33 +17,33 @@ import (
 // it names. Anything else keeps the answer it would have had (400, 404,
 // 414), since there is nothing here to describe. It returns the outcome of
 // the answer it gave.
-func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolver, core string, res *resolution, repl *caddy.Replacer) (outcome, error) {
-	if res.key == "" {
+func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolve.Resolver, core string, res *resolve.Resolution, repl *caddy.Replacer) (resolve.Outcome, error) {
+	if res.Key == "" {
 		naan, ok := bareNAAN(core)
 		if !ok {
-			return res.outcome, h.refuse(w, r, res.status, res.reason, res.key)
+			return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
 		}
-		if pol := rs.policies.exact(naan, ""); pol != nil {
-			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
+		if pol := rs.Policies().Exact(naan, ""); pol != nil {
+			return resolve.OutcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
 		}
-		return outcomeNotFound, h.refuse(w, r, http.StatusNotFound, policyPrefix(naan, "")+" has no policy here", "")
+		return resolve.OutcomeNotFound, h.refuse(w, r, http.StatusNotFound, resolve.PolicyPrefix(naan, "")+" has no policy here", "")
 	}
-	if res.how != "exact" && res.ark.Qualifier() == "" {
-		if pol := rs.policies.exact(res.ark.NAAN(), res.ark.Name()); pol != nil {
-			return outcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
+	if res.How != "exact" && res.Ark.Qualifier() == "" {
+		if pol := rs.Policies().Exact(res.Ark.NAAN(), res.Ark.Name()); pol != nil {
+			return resolve.OutcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
 		}
 	}
-	if res.entry == nil && res.tmpl == nil {
-		return res.outcome, h.refuse(w, r, res.status, res.reason, res.key)
+	if res.Entry == nil && res.Tmpl == nil {
+		return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
 	}
-	target := res.target
-	if res.tmpl != nil {
+	target := res.Target
+	if res.Tmpl != nil {
 		var err error
-		if target, err = res.buildTarget(repl, ""); err != nil {
-			return outcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.key+": "+err.Error(), res.key)
+		if target, err = buildTarget(res, repl, ""); err != nil {
+			return resolve.OutcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 		}
 	}
-	return outcomeMetadata, h.writeInfo(w, r, newRecord(h.self(r), core, res, target, rs.policies.covering(res.ark)))
+	return resolve.OutcomeMetadata, h.writeInfo(w, r, newRecord(h.self(r), core, res, target, rs.Policies().Covering(res.Ark)))
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
@@ -101,16 +102,16 @@ func (s self) infoURL(key string) string {
 // addLinks adds the Link headers of an answer for a resolved identifier:
 // describedby to its metadata (ARKs only: ?info is not URN syntax), and
 // cite-as (RFC 8574) to its canonical URL when it is served in place.
-func (s self) addLinks(h http.Header, res *resolution) {
-	switch res.outcome {
-	case outcomeInPlace, outcomeRedirect, outcomeRelated, outcomeGone:
+func (s self) addLinks(h http.Header, res *resolve.Resolution) {
+	switch res.Outcome {
+	case resolve.OutcomeInPlace, resolve.OutcomeRedirect, resolve.OutcomeRelated, resolve.OutcomeGone:
 	default:
 		return
 	}
-	if res.isARK {
-		h["Link"] = append(h["Link"], "<"+s.base+"/"+res.key+`?info>; rel="describedby"`)
+	if res.IsARK {
+		h["Link"] = append(h["Link"], "<"+s.base+"/"+res.Key+`?info>; rel="describedby"`)
 	}
-	if res.outcome == outcomeInPlace {
-		h["Link"] = append(h["Link"], "<"+s.base+"/"+res.key+`>; rel="cite-as"`)
+	if res.Outcome == resolve.OutcomeInPlace {
+		h["Link"] = append(h["Link"], "<"+s.base+"/"+res.Key+`>; rel="cite-as"`)
 	}
 }

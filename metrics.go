@@ -92,9 +92,9 @@ func (ec *entriesCollector) Collect(ch chan<- prometheus.Metric) {
 		if rs == nil {
 			continue
 		}
-		if _, dup := seen[rs.table]; !dup {
-			seen[rs.table] = struct{}{}
-			n += rs.table.Len()
+		if _, dup := seen[rs.Table()]; !dup {
+			seen[rs.Table()] = struct{}{}
+			n += rs.Table().Len()
 		}
 	}
 	ec.mu.Unlock()

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // resolutions is the series of caddy_ark_resolutions_total for outcome o.
-func resolutions(o outcome) string {
+func resolutions(o resolve.Outcome) string {
 	return `caddy_ark_resolutions_total{outcome="` + o.String() + `"}`
 }
 
@@ -45,23 +46,23 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 		t.Errorf("caddy_ark_table_entries = %v, want 5", got)
 	}
 
-	requests := map[outcome][]string{
-		outcomeInPlace:  {"/ark:12345/x5wf6789", "/urn:nbn:de:101-2024"},
-		outcomeRedirect: {"/ark:/12345/k8m2n4"},
-		outcomeRelated:  {"/ark:12345/efgh"},
-		outcomeGone:     {"/ark:12345/g5h6j7"},
-		outcomeNotFound: {"/ark:12345/nope", "/urn:example:nope"},
-		outcomeInvalid:  {"/ark:12345", "/ark:99999/x"},
-		outcomeTooLong:  {"/ark:12345/" + strings.Repeat("x", 400)},
-		outcomeForeign:  {"/ark:54321/elsewhere"},
-		outcomeMetadata: {"/ark:12345/x5wf6789?info", "/ark:12345/k8m2n4??", "/ark:12345/g5h6j7?"},
+	requests := map[resolve.Outcome][]string{
+		resolve.OutcomeInPlace:  {"/ark:12345/x5wf6789", "/urn:nbn:de:101-2024"},
+		resolve.OutcomeRedirect: {"/ark:/12345/k8m2n4"},
+		resolve.OutcomeRelated:  {"/ark:12345/efgh"},
+		resolve.OutcomeGone:     {"/ark:12345/g5h6j7"},
+		resolve.OutcomeNotFound: {"/ark:12345/nope", "/urn:example:nope"},
+		resolve.OutcomeInvalid:  {"/ark:12345", "/ark:99999/x"},
+		resolve.OutcomeTooLong:  {"/ark:12345/" + strings.Repeat("x", 400)},
+		resolve.OutcomeForeign:  {"/ark:54321/elsewhere"},
+		resolve.OutcomeMetadata: {"/ark:12345/x5wf6789?info", "/ark:12345/k8m2n4??", "/ark:12345/g5h6j7?"},
 	}
 	// ARKs spelled in normal form that are in the table, and ARKs refused
 	// as they are read, are answered without the cache; every other
 	// request asks it.
 	inTable := map[string]bool{"ark:12345/x5wf6789": true, "ark:12345/k8m2n4": true, "ark:12345/efgh": true, "ark:12345/g5h6j7": true,
 		"ark:12345": true, "ark:12345/" + strings.Repeat("x", 400): true}
-	want, direct := map[outcome]int{}, 0
+	want, direct := map[resolve.Outcome]int{}, 0
 	for o, paths := range requests {
 		for _, p := range paths {
 			if got := s.get(p); got.status >= 500 {
@@ -78,13 +79,13 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 	// a repaired spelling goes through it.
 	testkit.WaitFor(t, "a cache hit", func() bool {
 		s.get("/ark:/12345/x5-wf6789")
-		want[outcomeInPlace]++
+		want[resolve.OutcomeInPlace]++
 		return s.metrics()["caddy_ark_cache_hits_total"] > before["caddy_ark_cache_hits_total"]
 	})
 
 	after := s.metrics()
 	total := 0
-	for o := range outcome(numOutcomes) {
+	for o := range resolve.Outcome(resolve.NumOutcomes) {
 		series := resolutions(o)
 		if _, ok := after[series]; !ok {
 			t.Errorf("/metrics has no %s", series)
@@ -106,15 +107,15 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	reloaded := s.metrics()
-	for _, series := range []string{resolutions(outcomeInPlace), resolutions(outcomeNotFound), "caddy_ark_cache_hits_total",
+	for _, series := range []string{resolutions(resolve.OutcomeInPlace), resolutions(resolve.OutcomeNotFound), "caddy_ark_cache_hits_total",
 		"caddy_ark_cache_misses_total", tableLoads("config", "ok"), "caddy_ark_table_entries"} {
 		if reloaded[series] != after[series] {
 			t.Errorf("%s: %v before the reload, %v after", series, after[series], reloaded[series])
 		}
 	}
 	s.get("/ark:12345/nope")
-	if got := s.metrics()[resolutions(outcomeNotFound)]; got != after[resolutions(outcomeNotFound)]+1 {
-		t.Errorf("after the reload, a 404 took %s from %v to %v", resolutions(outcomeNotFound), after[resolutions(outcomeNotFound)], got)
+	if got := s.metrics()[resolutions(resolve.OutcomeNotFound)]; got != after[resolutions(resolve.OutcomeNotFound)]+1 {
+		t.Errorf("after the reload, a 404 took %s from %v to %v", resolutions(resolve.OutcomeNotFound), after[resolutions(resolve.OutcomeNotFound)], got)
 	}
 
 	// An edited table is read again; a bad one is counted as an error.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
 // mintPlaceholders are the placeholders the target of a mint-and-bind may
@@ -21,25 +23,25 @@ var requestPlaceholders = []string{"suffix", "via", "target", "outcome"}
 
 // mintTarget is the target of a mint-and-bind, split into text and
 // placeholders as a template's target is.
-type mintTarget []templatePiece
+type mintTarget []resolve.TemplatePiece
 
 // parseMintTarget reads the target of a mint-and-bind, refusing a
 // placeholder it cannot expand: one that is unknown, or whose value only
 // a request has.
 func parseMintTarget(target string) (mintTarget, error) {
-	pieces := splitPlaceholders(target)
+	pieces := resolve.SplitPlaceholders(target)
 	for i, p := range pieces {
-		if !p.placeholder {
+		if !p.Placeholder {
 			continue
 		}
-		name := strings.TrimPrefix(p.text[1:len(p.text)-1], placeholderPrefix)
+		name := strings.TrimPrefix(p.Text[1:len(p.Text)-1], resolve.PlaceholderPrefix)
 		switch {
 		case slices.Contains(mintPlaceholders, name):
-			pieces[i].text = name
+			pieces[i].Text = name
 		case slices.Contains(requestPlaceholders, name):
-			return nil, fmt.Errorf("target %q: placeholder %s has a value only when a request resolves the identifier, but a minted target is stored when it is minted", target, p.text)
+			return nil, fmt.Errorf("target %q: placeholder %s has a value only when a request resolves the identifier, but a minted target is stored when it is minted", target, p.Text)
 		default:
-			return nil, fmt.Errorf("target %q: unknown placeholder %s; a minted target may use {%s} (\\{ and \\} are braces)", target, p.text, strings.Join(mintPlaceholders, "}, {"))
+			return nil, fmt.Errorf("target %q: unknown placeholder %s; a minted target may use {%s} (\\{ and \\} are braces)", target, p.Text, strings.Join(mintPlaceholders, "}, {"))
 		}
 	}
 	return pieces, nil
@@ -51,10 +53,10 @@ func (t mintTarget) expand(key, naan, sh string) string {
 	values := map[string]string{"id": key, "naan": naan, "name": name, "shoulder": sh, "blade": strings.TrimPrefix(name, sh)}
 	var b strings.Builder
 	for _, p := range t {
-		if p.placeholder {
-			b.WriteString(values[p.text])
+		if p.Placeholder {
+			b.WriteString(values[p.Text])
 		} else {
-			b.WriteString(p.text)
+			b.WriteString(p.Text)
 		}
 	}
 	return b.String()

@@ -32,10 +32,10 @@ func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, b
 	}
 	m := h.minters.Find("ark:" + naan + "/" + sh)
 	rs := h.resolver.Load()
-	if m == nil || rs == nil || rs.store == nil {
+	if m == nil || rs == nil || rs.Store() == nil {
 		return nil, fmt.Errorf("%s: %w", shoulder, mint.ErrNoMinter)
 	}
-	keys, err := mint.Mint(ctx, m, rs.store, rs.table, n, by, bind)
+	keys, err := mint.Mint(ctx, m, rs.Store(), rs.Table(), n, by, bind)
 	if errors.Is(err, mint.ErrSpaceExhausted) {
 		h.logger.Warn("a minter's names have run out", zap.String("shoulder", m.Shoulder))
 	}

@@ -3,6 +3,8 @@ package ark
 import (
 	"net/http"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
 // An identifier that resolves in place to a file that does not exist is
@@ -26,8 +28,8 @@ func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 		}
 		file_server
 	}`)
-	missing := counterValue(t, resolutionsByOutcome[outcomeMissing])
-	inPlace := counterValue(t, resolutionsByOutcome[outcomeInPlace])
+	missing := counterValue(t, resolutionsByOutcome[resolve.OutcomeMissing])
+	inPlace := counterValue(t, resolutionsByOutcome[resolve.OutcomeInPlace])
 	for p, status := range map[string]int{
 		"/ark:12345/d1/nope.html":   http.StatusNotFound,
 		"/ark:12345/t3gone":         http.StatusNotFound,
@@ -41,10 +43,10 @@ func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 	if got := s.get("/ark:12345/t3gone"); got.body != "404 Not Found: ark:12345/t3gone is assigned here, but what it resolves to is missing\n" {
 		t.Errorf("a missing target's answer: %q, want the one-line reason", got.body)
 	}
-	if got := counterValue(t, resolutionsByOutcome[outcomeMissing]) - missing; got != 4 {
+	if got := counterValue(t, resolutionsByOutcome[resolve.OutcomeMissing]) - missing; got != 4 {
 		t.Errorf("missing_target counted %v times, want 4", got)
 	}
-	if got := counterValue(t, resolutionsByOutcome[outcomeInPlace]) - inPlace; got != 1 {
+	if got := counterValue(t, resolutionsByOutcome[resolve.OutcomeInPlace]) - inPlace; got != 1 {
 		t.Errorf("in_place counted %v times, want 1", got)
 	}
 	warned := map[string]string{}

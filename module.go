@@ -7,7 +7,6 @@ package ark
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	htmltemplate "html/template"
 	"net/url"
@@ -20,7 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-ark/caddy-ark/mint"
-	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
@@ -58,7 +57,7 @@ type Handler struct {
 
 	// Templates for whole shoulders or NAANs, tried when neither the
 	// identifier nor one of its ancestors is in the table.
-	Templates []Template `json:"templates,omitempty"`
+	Templates []resolve.Template `json:"templates,omitempty"`
 
 	// Where ARKs of NAANs that are not this site's are sent, with a 302:
 	// the global resolver's URL, or "404" to answer them with 404.
@@ -77,7 +76,7 @@ type Handler struct {
 	// Persistence statements for NAANs and shoulders, shown by ?info with
 	// every ARK they cover and on the NAAN or shoulder itself. Their NAANs
 	// count as this site's.
-	Policies []Policy `json:"policies,omitempty"`
+	Policies []resolve.Policy `json:"policies,omitempty"`
 
 	// An html/template file that replaces the built-in HTML page of ?info
 	// for browsers. It is parsed when the configuration loads.
@@ -137,7 +136,7 @@ type Handler struct {
 	// Minters for shoulders: the names they mint are kept in the store.
 	Minters []mint.Minter `json:"minters,omitempty"`
 
-	resolver  atomic.Pointer[resolver]
+	resolver  atomic.Pointer[resolve.Resolver]
 	base      self // from BaseURL
 	siteHosts siteHosts
 	logger    *zap.Logger
@@ -201,67 +200,29 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 // newResolver builds a resolver for table tbl from the configuration:
 // templates and a new cache.
-func (h *Handler) newResolver(tbl table.Table) (*resolver, error) {
-	rs := &resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: h.maxLength()}}
-	for _, n := range h.NAANs {
-		naan, err := parseNAAN(n)
-		if err != nil {
-			return nil, fmt.Errorf("naan %q: %w", n, err)
-		}
-		rs.ours[naan] = struct{}{}
-	}
-	for i, t := range h.Templates {
-		c, err := t.compile()
-		if err != nil {
-			return nil, fmt.Errorf("templates[%d]: %w", i, err)
-		}
-		rs.templates = append(rs.templates, c)
-		rs.ours[c.naan] = struct{}{}
-	}
-	sortTemplates(rs.templates)
+func (h *Handler) newResolver(tbl table.Table) (*resolve.Resolver, error) {
+	foreign := defaultForeign
 	switch h.Foreign {
 	case "":
-		rs.foreign = defaultForeign
 	case "404":
+		foreign = ""
 	default:
-		rs.foreign = strings.TrimSuffix(h.Foreign, "/")
+		foreign = strings.TrimSuffix(h.Foreign, "/")
 	}
-	if u, err := url.Parse(rs.foreign); err == nil {
-		rs.foreignHost = u.Hostname()
-	}
-	rs.table = tbl
-	rs.store, rs.stored, rs.minters = h.stores.store, h.stores.cache, h.minters
-	for _, naan := range rs.table.NAANs() {
-		rs.ours[naan] = struct{}{}
-	}
-	var err error
-	if rs.policies, err = compilePolicies(h.Policies); err != nil {
-		return nil, err
-	}
-	for naan := range rs.policies {
-		rs.ours[naan] = struct{}{}
-	}
+	o := resolve.Options{Table: tbl, NAANs: h.NAANs, Templates: h.Templates, Foreign: foreign, MaxLength: h.maxLength(),
+		Policies: h.Policies, Store: h.stores.store, StoreCache: h.stores.cache, Minters: h.minters}
 	if h.CacheSize >= 0 {
-		if rs.cache, err = newResolutionCache(h.cacheSize()); err != nil {
+		c, err := newResolutionCache(h.cacheSize())
+		if err != nil {
 			return nil, err
 		}
+		o.Cache = c
 	}
-	return rs, nil
-}
-
-// parseNAAN reads a configured NAAN, such as "12345", and returns it
-// normalized. Its errors speak of the NAAN as written, not of the ARK
-// prefix it is read as.
-func parseNAAN(n string) (string, error) {
-	naan, shoulder, err := normalize.ParsePrefix("ark:" + n)
-	var refusal *normalize.Error
-	switch {
-	case errors.As(err, &refusal) && errors.Is(refusal, normalize.ErrBadNAAN):
-		return "", fmt.Errorf("bad NAAN: %s", refusal.Detail)
-	case err != nil || shoulder != "":
-		return "", errors.New("bad NAAN: a NAAN is letters and digits only, such as 12345")
+	rs, err := resolve.New(o)
+	if err != nil && o.Cache != nil {
+		o.Cache.Close()
 	}
-	return naan, nil
+	return rs, err
 }
 
 func (h *Handler) maxLength() int {
@@ -331,8 +292,8 @@ func (h *Handler) Cleanup() error {
 	h.stopWatching()
 	h.closeStore()
 	h.leaveMetrics()
-	if rs := h.resolver.Swap(nil); rs != nil && rs.cache != nil {
-		rs.cache.close()
+	if rs := h.resolver.Swap(nil); rs != nil {
+		rs.Close()
 	}
 	if h.releaseTable() {
 		go returnMemory()

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,8 +14,8 @@ import (
 
 // resolutionsByOutcome is caddy_ark_resolutions_total with each outcome's
 // label bound once: counting a request is one atomic add.
-var resolutionsByOutcome = func() (c [numOutcomes]prometheus.Counter) {
-	for o := range outcome(numOutcomes) {
+var resolutionsByOutcome = func() (c [resolve.NumOutcomes]prometheus.Counter) {
+	for o := range resolve.Outcome(resolve.NumOutcomes) {
 		c[o] = metrics.Counters.Resolutions.WithLabelValues(o.String())
 	}
 	return c
@@ -25,12 +26,12 @@ var resolutionsByOutcome = func() (c [numOutcomes]prometheus.Counter) {
 // ("ark_id", "ark_outcome"), and logs the resolution at debug level. out
 // differs from res.outcome when the request was refused after resolution
 // (a bad query, an unsafe target).
-func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, res *resolution, out outcome, target string) {
+func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, res *resolve.Resolution, out resolve.Outcome, target string) {
 	resolutionsByOutcome[out].Inc()
 	var fields zapcore.ObjectMarshaler = res // no allocation in the common case
-	if out != res.outcome {
+	if out != res.Outcome {
 		repl.Set("http.ark.outcome", out.String())
-		fields = loggedAnswer{res.key, out}
+		fields = resolve.Answer{ID: res.Key, Outcome: out}
 	}
 	if accessLogged(r) {
 		if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
@@ -43,7 +44,7 @@ func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, re
 			query = orig.URL.RawQuery // r may already be rewritten to its target
 		}
 		ce.Write(zap.String("raw", core), zap.String("query", query),
-			zap.String("id", res.key), zap.String("outcome", out.String()), zap.String("target", target))
+			zap.String("id", res.Key), zap.String("outcome", out.String()), zap.String("target", target))
 	}
 }
 
@@ -51,26 +52,4 @@ func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, re
 func accessLogged(r *http.Request) bool {
 	srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	return !ok || srv.Logs != nil
-}
-
-// MarshalLogObject adds the resolution's identifier and outcome to a log
-// entry.
-func (res *resolution) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	return loggedAnswer{res.key, res.outcome}.MarshalLogObject(enc)
-}
-
-// loggedAnswer is an identifier with the outcome of a request for it.
-type loggedAnswer struct {
-	id      string // normalized; "" when the request was not a valid identifier
-	outcome outcome
-}
-
-// MarshalLogObject adds the identifier, when there is one, and the outcome
-// to a log entry.
-func (a loggedAnswer) MarshalLogObject(enc zapcore.ObjectEncoder) error {
-	if a.id != "" {
-		enc.AddString("ark_id", a.id)
-	}
-	enc.AddString("ark_outcome", a.outcome.String())
-	return nil
 }

@@ -1,53 +1,50 @@
 package ark
 
-import "strings"
+import (
+	"strings"
 
-// placeholderPrefix starts every placeholder this handler provides.
-const placeholderPrefix = "http.ark."
-
-// templatePlaceholders are the {http.ark.*} names a template's target may
-// use: all but target and outcome, which the expansion itself decides.
-var templatePlaceholders = []string{"id", "naan", "name", "shoulder", "blade", "suffix", "via"}
+	"github.com/caddy-ark/caddy-ark/resolve"
+)
 
 // arkVars provides the {http.ark.*} placeholders of one request, computed
 // from its resolution only when a template, a later handler or a log asks
 // for one.
 type arkVars struct {
-	res    *resolution
+	res    *resolve.Resolution
 	target string // set once the target is built
 }
 
 // get answers one placeholder; it is a caddy.ReplacerFunc.
 func (v *arkVars) get(key string) (any, bool) {
-	name, ok := strings.CutPrefix(key, placeholderPrefix)
+	name, ok := strings.CutPrefix(key, resolve.PlaceholderPrefix)
 	if !ok {
 		return nil, false
 	}
 	res := v.res
 	switch name {
 	case "outcome":
-		return res.outcome.String(), true
+		return res.Outcome.String(), true
 	case "target":
 		return v.target, true
 	case "id":
-		return res.key, true
+		return res.Key, true
 	case "suffix":
-		return res.suffix, true
+		return res.Suffix, true
 	case "via":
-		return res.via, true
+		return res.Via, true
 	}
-	if !res.isARK {
+	if !res.IsARK {
 		return nil, false
 	}
 	switch name {
 	case "naan":
-		return res.ark.NAAN(), true
+		return res.Ark.NAAN(), true
 	case "name":
-		return res.ark.Name(), true
+		return res.Ark.Name(), true
 	case "shoulder":
-		return res.shoulder, true
+		return res.Shoulder, true
 	case "blade":
-		return res.ark.Name()[len(res.shoulder):], true
+		return res.Ark.Name()[len(res.Shoulder):], true
 	}
 	return nil, false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -24,19 +25,19 @@ func FuzzRequestTargets(f *testing.F) {
 		f.Add(seed)
 	}
 	h := &Handler{Foreign: "404", CacheSize: -1, Entries: []table.Entry{{ID: "ark:12345/o1", Target: "/files/"}},
-		Templates: []Template{{Prefix: "ark:12345/t3", Target: "/t/{http.ark.blade}{http.ark.suffix}"}}}
+		Templates: []resolve.Template{{Prefix: "ark:12345/t3", Target: "/t/{http.ark.blade}{http.ark.suffix}"}}}
 	rs, err := newBenchResolver(h)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, core string) {
-		res := rs.resolve(context.Background(), core)
-		if res.status != 200 {
+		res := rs.Resolve(context.Background(), core)
+		if res.Status != 200 {
 			return
 		}
 		repl := caddy.NewReplacer()
 		repl.Map((&arkVars{res: res}).get)
-		target, err := res.buildTarget(repl, "")
+		target, err := buildTarget(res, repl, "")
 		if err != nil {
 			return
 		}

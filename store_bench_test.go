@@ -57,8 +57,8 @@ func BenchmarkStoreResolve(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					if res := rs.resolve(context.Background(), in[i%len(in)]); res.status != 302 {
-						b.Fatalf("%s: %d %s", in[i%len(in)], res.status, res.reason)
+					if res := rs.Resolve(context.Background(), in[i%len(in)]); res.Status != 302 {
+						b.Fatalf("%s: %d %s", in[i%len(in)], res.Status, res.Reason)
 					}
 					i++
 				}

@@ -98,8 +98,8 @@ func (h *Handler) reload(stamps []fileStamp, stop <-chan struct{}) error {
 		h.logger.Error("table not reloaded: the running table keeps serving", zap.Error(err))
 		return err
 	}
-	if old := h.resolver.Swap(rs); old != nil && old.cache != nil {
-		old.cache.close()
+	if old := h.resolver.Swap(rs); old != nil {
+		old.Close()
 	}
 	last := h.releaseTable()
 	h.live.key, h.live.stamps = key, stamps

@@ -1,4 +1,4 @@
-package ark
+package resolve
 
 import (
 	"errors"
@@ -13,6 +13,13 @@ import (
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/table"
 )
+
+// PlaceholderPrefix starts every placeholder this handler provides.
+const PlaceholderPrefix = "http.ark."
+
+// templatePlaceholders are the {http.ark.*} names a template's target may
+// use: all but target and outcome, which the expansion itself decides.
+var templatePlaceholders = []string{"id", "naan", "name", "shoulder", "blade", "suffix", "via"}
 
 // Template resolves every ARK under a shoulder, or under a whole NAAN, by
 // building its target from the ARK's parts.
@@ -34,34 +41,34 @@ type Template struct {
 	Status int `json:"status,omitempty"`
 }
 
-// template is a Template compiled for matching.
-type template struct {
+// CompiledTemplate is a Template compiled for matching.
+type CompiledTemplate struct {
 	naan     string
 	shoulder string // "" for a NAAN template
 	target   string
 	origin   string // "scheme://host/" of a URL target, "/" of a path: every expansion starts with it
 	status   int
-	local    bool
+	Local    bool
 	suffixed bool            // the target uses {http.ark.suffix}
-	pieces   []templatePiece // target, split into text and placeholders
+	pieces   []TemplatePiece // target, split into text and placeholders
 }
 
-// templatePiece is a run of a template's target: text the operator wrote,
+// TemplatePiece is a run of a template's target: text the operator wrote,
 // or a placeholder, whose value comes from the request.
-type templatePiece struct {
-	text        string
-	placeholder bool
+type TemplatePiece struct {
+	Text        string
+	Placeholder bool
 }
 
-// splitPlaceholders splits a target into text and "{...}" placeholders as
+// SplitPlaceholders splits a target into text and "{...}" placeholders as
 // Caddy's replacer reads them: a brace escaped with a backslash ("\{",
 // "\}") is text, without its backslash.
-func splitPlaceholders(target string) []templatePiece {
-	var pieces []templatePiece
+func SplitPlaceholders(target string) []TemplatePiece {
+	var pieces []TemplatePiece
 	var text strings.Builder
 	flush := func() {
 		if text.Len() > 0 {
-			pieces = append(pieces, templatePiece{text: text.String()})
+			pieces = append(pieces, TemplatePiece{Text: text.String()})
 			text.Reset()
 		}
 	}
@@ -74,7 +81,7 @@ func splitPlaceholders(target string) []templatePiece {
 		}
 		if end := strings.IndexByte(target[i:], '}'); c == '{' && end >= 0 {
 			flush()
-			pieces = append(pieces, templatePiece{text: target[i : i+end+1], placeholder: true})
+			pieces = append(pieces, TemplatePiece{Text: target[i : i+end+1], Placeholder: true})
 			i += end
 			continue
 		}
@@ -84,17 +91,17 @@ func splitPlaceholders(target string) []templatePiece {
 	return pieces
 }
 
-// expand builds the target for a request: the placeholders replaced by
+// Expand builds the target for a request: the placeholders replaced by
 // repl, and suffix, the ARK's qualifier, appended to the path unless the
 // target places it itself (see placesQualifier). The result is checked by the
 // rule of segments.go.
-func (t *template) expand(repl *caddy.Replacer, suffix string) (string, error) {
+func (t *CompiledTemplate) Expand(repl *caddy.Replacer, suffix string) (string, error) {
 	var b urlpath.Built
 	for _, p := range t.pieces {
-		if p.placeholder {
-			b.Add(repl.ReplaceAll(p.text, ""), true)
+		if p.Placeholder {
+			b.Add(repl.ReplaceAll(p.Text, ""), true)
 		} else {
-			b.Add(p.text, false)
+			b.Add(p.Text, false)
 		}
 	}
 	if !t.suffixed && suffix != "" {
@@ -128,32 +135,32 @@ var errLeavesOrigin = errors.New("the target built from the request would leave 
 // "%" that starts no percent-encoding.
 var errNotURL = errors.New("the target built from the request is not a valid URL")
 
-func (t Template) compile() (template, error) {
+func (t Template) Compile() (CompiledTemplate, error) {
 	naan, shoulder, err := normalize.ParsePrefix(t.Prefix)
 	if err != nil {
-		return template{}, err
+		return CompiledTemplate{}, err
 	}
-	c := template{naan: naan, shoulder: shoulder, target: urlpath.WithRootPath(t.Target), origin: "/",
-		local: strings.HasPrefix(t.Target, "/"), suffixed: placesQualifier(t.Target)}
-	c.pieces = splitPlaceholders(c.target)
+	c := CompiledTemplate{naan: naan, shoulder: shoulder, target: urlpath.WithRootPath(t.Target), origin: "/",
+		Local: strings.HasPrefix(t.Target, "/"), suffixed: placesQualifier(t.Target)}
+	c.pieces = SplitPlaceholders(c.target)
 	for _, p := range c.pieces {
-		if name, ok := strings.CutPrefix(strings.Trim(p.text, "{}"), placeholderPrefix); p.placeholder && ok && !slices.Contains(templatePlaceholders, name) {
-			return template{}, fmt.Errorf("target %q: unknown placeholder {%s%s}; a template may use {http.ark.%s}", t.Target, placeholderPrefix, name, strings.Join(templatePlaceholders, "}, {http.ark."))
+		if name, ok := strings.CutPrefix(strings.Trim(p.Text, "{}"), PlaceholderPrefix); p.Placeholder && ok && !slices.Contains(templatePlaceholders, name) {
+			return CompiledTemplate{}, fmt.Errorf("target %q: unknown placeholder {%s%s}; a template may use {http.ark.%s}", t.Target, PlaceholderPrefix, name, strings.Join(templatePlaceholders, "}, {http.ark."))
 		}
 	}
-	if !c.local {
+	if !c.Local {
 		scheme, rest, _ := strings.Cut(c.target, "://")
 		host := rest[:max(strings.IndexAny(rest, "/?#"), 0)]
 		if host == "" || strings.ContainsAny(host, "{}@") {
-			return template{}, fmt.Errorf("target %q: the scheme and host must be written out, without placeholders", t.Target)
+			return CompiledTemplate{}, fmt.Errorf("target %q: the scheme and host must be written out, without placeholders", t.Target)
 		}
 		c.origin = scheme + "://" + host + "/"
 	}
 	if c.status, err = table.EntryStatus(t.Target, t.Status); err != nil {
-		return template{}, err
+		return CompiledTemplate{}, err
 	}
 	if c.status == 410 {
-		return template{}, errors.New("a template cannot answer 410; withdraw identifiers in the table")
+		return CompiledTemplate{}, errors.New("a template cannot answer 410; withdraw identifiers in the table")
 	}
 	return c, nil
 }
@@ -161,17 +168,17 @@ func (t Template) compile() (template, error) {
 // keepsOrigin reports whether target, expanded from the template with
 // request data, still starts with the template's scheme and host (URL
 // targets) or names a path on this site and not another host ("//host").
-func (t *template) keepsOrigin(target string) bool {
-	return strings.HasPrefix(target, t.origin) && !(t.local && (strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\")))
+func (t *CompiledTemplate) keepsOrigin(target string) bool {
+	return strings.HasPrefix(target, t.origin) && !(t.Local && (strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\")))
 }
 
 // matches reports whether the template covers a.
-func (t *template) matches(a normalize.ARK) bool {
+func (t *CompiledTemplate) matches(a normalize.ARK) bool {
 	return a.NAAN() == t.naan && strings.HasPrefix(a.Name(), t.shoulder)
 }
 
 // sortTemplates orders templates for matching: shoulders before NAANs,
 // longer shoulders first, otherwise as configured.
-func sortTemplates(ts []template) {
-	slices.SortStableFunc(ts, func(a, b template) int { return len(b.shoulder) - len(a.shoulder) })
+func sortTemplates(ts []CompiledTemplate) {
+	slices.SortStableFunc(ts, func(a, b CompiledTemplate) int { return len(b.shoulder) - len(a.shoulder) })
 }

@@ -1,4 +1,4 @@
-package ark
+package resolve
 
 import (
 	"fmt"
@@ -21,22 +21,22 @@ type Policy struct {
 	Statement string `json:"statement"`
 }
 
-// policyInfo is a policy as shown in a metadata record.
-type policyInfo struct {
+// PolicyInfo is a policy as shown in a metadata record.
+type PolicyInfo struct {
 	// Prefix is the normalized NAAN or shoulder, "ark:12345" or "ark:12345/t3".
 	Prefix string `json:"prefix"`
 	// Statement is the persistence statement.
 	Statement string `json:"statement"`
 }
 
-// policies holds the compiled policies by NAAN, then by shoulder ("" for
+// Policies holds the compiled policies by NAAN, then by shoulder ("" for
 // the NAAN's own).
-type policies map[string]map[string]*policyInfo
+type Policies map[string]map[string]*PolicyInfo
 
-// compilePolicies validates ps and indexes them. Two policies for the same
+// CompilePolicies validates ps and indexes them. Two policies for the same
 // NAAN or shoulder, in any spelling, are an error.
-func compilePolicies(ps []Policy) (policies, error) {
-	out := policies{}
+func CompilePolicies(ps []Policy) (Policies, error) {
+	out := Policies{}
 	for i, p := range ps {
 		naan, shoulder, err := normalize.ParsePrefix(p.Prefix)
 		if err != nil {
@@ -46,9 +46,9 @@ func compilePolicies(ps []Policy) (policies, error) {
 			return nil, fmt.Errorf("policies[%d]: prefix %q: the statement is empty", i, p.Prefix)
 		}
 		if out[naan] == nil {
-			out[naan] = map[string]*policyInfo{}
+			out[naan] = map[string]*PolicyInfo{}
 		}
-		info := &policyInfo{Prefix: policyPrefix(naan, shoulder), Statement: p.Statement}
+		info := &PolicyInfo{Prefix: PolicyPrefix(naan, shoulder), Statement: p.Statement}
 		if _, dup := out[naan][shoulder]; dup {
 			return nil, fmt.Errorf("policies[%d]: prefix %q is %s, which already has a policy", i, p.Prefix, info.Prefix)
 		}
@@ -57,19 +57,19 @@ func compilePolicies(ps []Policy) (policies, error) {
 	return out, nil
 }
 
-// policyPrefix spells a NAAN or shoulder in normal form.
-func policyPrefix(naan, shoulder string) string {
+// PolicyPrefix spells a NAAN or shoulder in normal form.
+func PolicyPrefix(naan, shoulder string) string {
 	if shoulder == "" {
 		return "ark:" + naan
 	}
 	return "ark:" + naan + "/" + shoulder
 }
 
-// covering returns the policy that covers a: the longest shoulder that
+// Covering returns the policy that covers a: the longest shoulder that
 // starts its Name, else its NAAN's, else nil.
-func (ps policies) covering(a normalize.ARK) *policyInfo {
+func (ps Policies) Covering(a normalize.ARK) *PolicyInfo {
 	byShoulder := ps[a.NAAN()]
-	var best *policyInfo
+	var best *PolicyInfo
 	longest := -1
 	for shoulder, p := range byShoulder {
 		if len(shoulder) > longest && strings.HasPrefix(a.Name(), shoulder) {
@@ -79,8 +79,8 @@ func (ps policies) covering(a normalize.ARK) *policyInfo {
 	return best
 }
 
-// exact returns the policy of exactly this NAAN and shoulder ("" for the
+// Exact returns the policy of exactly this NAAN and shoulder ("" for the
 // NAAN), or nil.
-func (ps policies) exact(naan, shoulder string) *policyInfo {
+func (ps Policies) Exact(naan, shoulder string) *PolicyInfo {
 	return ps[naan][shoulder]
 }

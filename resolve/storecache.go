@@ -1,14 +1,13 @@
-package ark
+package resolve
 
 import (
 	"sync"
 	"sync/atomic"
 
 	"github.com/caddy-ark/caddy-ark/table"
-	"github.com/dgraph-io/ristretto/v2"
 )
 
-// storeCache holds what the store answered for keys: an assignment, or nil
+// StoreCache holds what the store answered for keys: an assignment, or nil
 // for a key it does not hold. It is the handler's for as long as the
 // handler runs (table swaps keep it), and Watch empties it of changed
 // keys, so a change is seen by the very next request.
@@ -17,24 +16,30 @@ import (
 // answer back after the key was forgotten: forgetting moves epoch on
 // before deleting, and a lookup that finds epoch moved on since it started
 // deletes what it has just stored.
-type storeCache struct {
-	c      *ristretto.Cache[string, *table.Assignment]
+type StoreCache struct {
+	c      KV[*table.Assignment]
 	epoch  atomic.Uint64
 	mu     sync.RWMutex
 	closed bool
 }
 
-// newStoreCache returns a cache for size keys.
-func newStoreCache(size int) (*storeCache, error) {
-	c, err := newRistretto[*table.Assignment](size)
-	if err != nil {
-		return nil, err
-	}
-	return &storeCache{c: c}, nil
+// NewStoreCache makes a store cache on c, a bounded cache such as
+// ristretto's.
+func NewStoreCache(c KV[*table.Assignment]) *StoreCache {
+	return &StoreCache{c: c}
+}
+
+// KV is a bounded cache by string key; ristretto's Cache is one.
+type KV[V any] interface {
+	Get(key string) (V, bool)
+	Set(key string, value V, cost int64) bool
+	Del(key string)
+	Clear()
+	Close()
 }
 
 // get returns the cached answers for keys, and false if one is missing.
-func (sc *storeCache) get(keys []string) ([]*table.Assignment, bool) {
+func (sc *StoreCache) get(keys []string) ([]*table.Assignment, bool) {
 	out := make([]*table.Assignment, len(keys))
 	for i, k := range keys {
 		a, ok := sc.getOne(k)
@@ -47,7 +52,7 @@ func (sc *storeCache) get(keys []string) ([]*table.Assignment, bool) {
 }
 
 // getOne returns the cached answer for key, and false if it is missing.
-func (sc *storeCache) getOne(key string) (*table.Assignment, bool) {
+func (sc *StoreCache) getOne(key string) (*table.Assignment, bool) {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	if sc.closed {
@@ -57,10 +62,10 @@ func (sc *storeCache) getOne(key string) (*table.Assignment, bool) {
 }
 
 // now returns the epoch to pass to put for a lookup starting now.
-func (sc *storeCache) now() uint64 { return sc.epoch.Load() }
+func (sc *StoreCache) now() uint64 { return sc.epoch.Load() }
 
 // put caches the answers of a lookup that started at epoch.
-func (sc *storeCache) put(keys []string, as []*table.Assignment, epoch uint64) {
+func (sc *StoreCache) put(keys []string, as []*table.Assignment, epoch uint64) {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	if sc.closed {
@@ -76,9 +81,9 @@ func (sc *storeCache) put(keys []string, as []*table.Assignment, epoch uint64) {
 	}
 }
 
-// forget drops keys from the cache; nil drops everything. Ristretto's
+// Forget drops keys from the cache; nil drops everything. Ristretto's
 // Clear must not run beside other calls, so it holds mu alone.
-func (sc *storeCache) forget(keys []string) {
+func (sc *StoreCache) Forget(keys []string) {
 	sc.epoch.Add(1)
 	if keys == nil {
 		sc.mu.Lock()
@@ -98,8 +103,8 @@ func (sc *storeCache) forget(keys []string) {
 	}
 }
 
-// close stops the cache's goroutines; it may be called more than once.
-func (sc *storeCache) close() {
+// Close stops the cache's goroutines; it may be called more than once.
+func (sc *StoreCache) Close() {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if !sc.closed {

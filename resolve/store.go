@@ -1,4 +1,4 @@
-package ark
+package resolve
 
 import (
 	"context"
@@ -19,23 +19,23 @@ import (
 // a slow store before it is answered 503.
 const storeLookupTimeout = 5 * time.Second
 
-// retryAfter is the Retry-After of a 503 for an unavailable store, in
+// RetryAfter is the Retry-After of a 503 for an unavailable store, in
 // seconds.
-const retryAfter = "5"
+const RetryAfter = "5"
 
 // fromStore answers res, an ARK of ours that no table assigns, from the
 // store when the store binds it or an ancestor nearer than the table's
 // nearest: nearest first, as the table is read. It returns nil when the
 // store has nothing to say, leaving res live: its absence came from the
 // store too.
-func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.ARK) *resolution {
+func (rs *Resolver) fromStore(ctx context.Context, res *Resolution, a normalize.ARK) *Resolution {
 	if done := rs.cachedStoreBinding(a); done != nil {
 		return done
 	}
 	res.live = true
 	ancestors := a.Ancestors()
 	keys := make([]string, 1, 1+len(ancestors))
-	keys[0] = res.key
+	keys[0] = res.Key
 	for _, anc := range ancestors {
 		if _, ok := rs.table.Lookup(anc.Key); ok {
 			break // the table answers from here up
@@ -44,13 +44,13 @@ func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.
 	}
 	found, err := rs.storeLookup(ctx, keys)
 	if err != nil {
-		return storeUnavailable(res.key, err)
+		return storeUnavailable(res.Key, err)
 	}
 	if e := found[0]; e != nil {
 		if e.Status == 0 {
 			return res.minted()
 		}
-		return res.fromEntry(e, "exact", res.key, "")
+		return res.fromEntry(e, "exact", res.Key, "")
 	}
 	for i, e := range found[1:] {
 		if e == nil || e.Status == 0 {
@@ -68,7 +68,7 @@ func (rs *resolver) fromStore(ctx context.Context, res *resolution, a normalize.
 // exactly, when the store cache holds a binding of a itself: the store's
 // exact binding comes before any ancestor's, so neither the ancestors nor
 // the request cache need to be asked. It returns nil otherwise.
-func (rs *resolver) cachedStoreBinding(a normalize.ARK) *resolution {
+func (rs *Resolver) cachedStoreBinding(a normalize.ARK) *Resolution {
 	if rs.stored == nil || a.NAAN() == normalize.InvalidNAAN {
 		return nil
 	}
@@ -79,13 +79,13 @@ func (rs *resolver) cachedStoreBinding(a normalize.ARK) *resolution {
 	if !ok || e == nil || e.Status == 0 {
 		return nil
 	}
-	res := &resolution{key: a.Key(), ark: a, isARK: true, shoulder: a.Shoulder(), live: true}
-	return res.fromEntry(e, "exact", res.key, "")
+	res := &Resolution{Key: a.Key(), Ark: a, IsARK: true, Shoulder: a.Shoulder(), live: true}
+	return res.fromEntry(e, "exact", res.Key, "")
 }
 
 // storeLookup returns the store's assignments of keys, nil where it has
 // none, from the cache when it holds them all, else in one Lookup.
-func (rs *resolver) storeLookup(ctx context.Context, keys []string) ([]*table.Assignment, error) {
+func (rs *Resolver) storeLookup(ctx context.Context, keys []string) ([]*table.Assignment, error) {
 	if rs.stored != nil {
 		if as, ok := rs.stored.get(keys); ok {
 			return as, nil
@@ -132,23 +132,23 @@ func assignmentOf(b *store.Binding) *table.Assignment {
 }
 
 // minted answers a name that was minted but is not bound yet.
-func (res *resolution) minted() *resolution {
-	res.outcome, res.status = outcomeNotFound, http.StatusNotFound
-	res.reason = res.key + " is minted but not bound to anything yet"
+func (res *Resolution) minted() *Resolution {
+	res.Outcome, res.Status = OutcomeNotFound, http.StatusNotFound
+	res.Reason = res.Key + " is minted but not bound to anything yet"
 	return res
 }
 
 // tableUnreadable answers an identifier that a damaged table may hold: 503,
 // like an unavailable store, never 404. It is not cached: the table is
 // reported and replaced by rename.
-func tableUnreadable(key string) *resolution {
-	return &resolution{key: "", live: true, err: errors.New("the table file is damaged"), outcome: outcomeUnavailable,
-		status: http.StatusServiceUnavailable, reason: key + " cannot be looked up now: its table file is damaged; try again later"}
+func tableUnreadable(key string) *Resolution {
+	return &Resolution{Key: "", live: true, Err: errors.New("the table file is damaged"), Outcome: OutcomeUnavailable,
+		Status: http.StatusServiceUnavailable, Reason: key + " cannot be looked up now: its table file is damaged; try again later"}
 }
 
 // storeUnavailable answers an identifier the store could not be asked about:
 // 503, never 404, which would say that it does not exist.
-func storeUnavailable(key string, err error) *resolution {
-	return &resolution{key: "", live: true, err: err, outcome: outcomeUnavailable, status: http.StatusServiceUnavailable,
-		reason: key + " cannot be looked up now: the store is unavailable; try again later"}
+func storeUnavailable(key string, err error) *Resolution {
+	return &Resolution{Key: "", live: true, Err: err, Outcome: OutcomeUnavailable, Status: http.StatusServiceUnavailable,
+		Reason: key + " cannot be looked up now: the store is unavailable; try again later"}
 }
