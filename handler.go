@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
@@ -50,7 +51,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		w.Header().Set("Retry-After", resolve.RetryAfter)
 		return h.refuse(w, r, res.Status, res.Reason, "")
 	}
-	if isInflection(r.URL) && isARKCore(core) && res.Outcome != resolve.OutcomeForeign {
+	if info.IsInflection(r.URL) && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
 		out, err := h.serveInfo(w, r, rs, core, res, repl)
 		h.observe(r, repl, core, res, out, "")
 		return err
@@ -65,7 +66,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.refuse(w, r, http.StatusBadRequest, err.Error(), res.Key)
 	}
 	if res.Target == "" && res.Tmpl == nil {
-		h.self(r).addLinks(w.Header(), res) // a withdrawn identifier still links to its tombstone
+		h.self(r).AddLinks(w.Header(), res) // a withdrawn identifier still links to its tombstone
 		h.observe(r, repl, core, res, res.Outcome, "")
 		return h.refuse(w, r, res.Status, res.Reason, res.Key)
 	}
@@ -80,7 +81,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	vars.target = target
 	at := h.self(r)
-	at.addLinks(w.Header(), res)
+	at.AddLinks(w.Header(), res)
 	if res.Status != http.StatusOK {
 		h.observe(r, repl, core, res, res.Outcome, target)
 		w.Header().Set("Location", asciiLocation(target))
@@ -201,8 +202,8 @@ func rewrite(r *http.Request, served *url.URL) {
 // normal form with one, so that the index page's relative links
 // ("l1.html") resolve under the identifier and not beside it. A URN is
 // served as it is: a "/" after it would make another URN.
-func redirectToDirectory(w http.ResponseWriter, at self, res *resolve.Resolution, query string) error {
-	location := at.identifierURL(res.Key) + "/"
+func redirectToDirectory(w http.ResponseWriter, at info.Links, res *resolve.Resolution, query string) error {
+	location := at.IdentifierURL(res.Key) + "/"
 	if query != "" {
 		location += "?" + query
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2"
@@ -24,13 +25,13 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolve.
 			return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
 		}
 		if pol := rs.Policies().Exact(naan, ""); pol != nil {
-			return resolve.OutcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
+			return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewPolicyRecord(h.self(r), core, pol))
 		}
 		return resolve.OutcomeNotFound, h.refuse(w, r, http.StatusNotFound, resolve.PolicyPrefix(naan, "")+" has no policy here", "")
 	}
 	if res.How != "exact" && res.Ark.Qualifier() == "" {
 		if pol := rs.Policies().Exact(res.Ark.NAAN(), res.Ark.Name()); pol != nil {
-			return resolve.OutcomeMetadata, h.writeInfo(w, r, newPolicyRecord(h.self(r), core, pol))
+			return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewPolicyRecord(h.self(r), core, pol))
 		}
 	}
 	if res.Entry == nil && res.Tmpl == nil {
@@ -43,7 +44,7 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolve.
 			return resolve.OutcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 		}
 	}
-	return resolve.OutcomeMetadata, h.writeInfo(w, r, newRecord(h.self(r), core, res, target, rs.Policies().Covering(res.Ark)))
+	return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewRecord(h.self(r), core, res, target, rs.Policies().Covering(res.Ark)))
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",
@@ -55,27 +56,27 @@ func bareNAAN(core string) (string, bool) {
 
 // writeInfo writes rec in the format the request's Accept header prefers,
 // with a Link to the identifier it describes.
-func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *infoRecord) error {
+func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Record) error {
 	var body []byte
-	format := negotiate(r.Header.Values("Accept"))
+	format := info.Negotiate(r.Header.Values("Accept"))
 	switch format {
-	case formatJSON:
+	case info.FormatJSON:
 		data, err := json.MarshalIndent(rec, "", "  ")
 		if err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
-		body = append(escapeInvisibleJSON(data), '\n')
-	case formatHTML:
-		page, err := renderInfoPage(h.infoPage, rec)
+		body = append(info.EscapeInvisibleJSON(data), '\n')
+	case info.FormatHTML:
+		page, err := info.RenderPage(h.infoPage, rec)
 		if err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
 		body = page
 	default:
-		body = []byte(anvl(rec))
+		body = []byte(info.ANVL(rec))
 	}
 	hdr := w.Header()
-	hdr.Set("Content-Type", contentTypes[format])
+	hdr.Set("Content-Type", info.ContentTypes[format])
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Add("Vary", "Accept")
 	hdr.Add("Link", "<"+rec.URL+`>; rel="describes"`)

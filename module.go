@@ -18,6 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -137,7 +138,7 @@ type Handler struct {
 	Minters []mint.Minter `json:"minters,omitempty"`
 
 	resolver  atomic.Pointer[resolve.Resolver]
-	base      self // from BaseURL
+	base      info.Links // from BaseURL
 	siteHosts siteHosts
 	logger    *zap.Logger
 	infoPage  *htmltemplate.Template
@@ -174,7 +175,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return err
 		}
 	}
-	if h.infoPage, err = loadInfoPage(h.InfoTemplate); err != nil {
+	if h.infoPage, err = info.LoadPage(h.InfoTemplate); err != nil {
 		return err
 	}
 	if h.minters, err = mint.Compile(h.Minters); err != nil {
@@ -259,16 +260,16 @@ func (h *Handler) Validate() error {
 // parseBaseURL reads base_url: "" for none, else an absolute http(s) URL
 // without user, query or fragment, whose path is kept without its
 // trailing "/".
-func parseBaseURL(raw string) (self, error) {
+func parseBaseURL(raw string) (info.Links, error) {
 	if raw == "" {
-		return self{}, nil
+		return info.Links{}, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsFunc(u.Host, notHostChar) {
-		return self{}, fmt.Errorf("base_url %q: must be an absolute http(s) URL such as https://example.org, without query or fragment", raw)
+		return info.Links{}, fmt.Errorf("base_url %q: must be an absolute http(s) URL such as https://example.org, without query or fragment", raw)
 	}
-	return self{base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), who: u.Host}, nil
+	return info.Links{Base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), Who: u.Host}, nil
 }
 
 // checkForeign checks a foreign setting: "" for the default, an absolute

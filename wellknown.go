@@ -3,6 +3,8 @@ package ark
 import (
 	"io"
 	"net/http"
+
+	"github.com/caddy-ark/caddy-ark/info"
 )
 
 // wellKnownPath is where a host says where its ARK resolver service is
@@ -18,11 +20,11 @@ const wellKnownPath = "/.well-known/ark"
 func (h *Handler) serveWellKnown(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		return writeRefusal(w, http.StatusMethodNotAllowed, r.Method+" is not supported here")
+		return info.WriteRefusal(w, http.StatusMethodNotAllowed, r.Method+" is not supported here")
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	service := h.base.base
+	service := h.base.Base
 	if service == "" {
 		service = servicePrefix(r)
 	}

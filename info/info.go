@@ -1,4 +1,4 @@
-package ark
+package info
 
 import (
 	"maps"
@@ -11,17 +11,17 @@ import (
 	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
-// isInflection reports whether the request's query is one of the
+// IsInflection reports whether the request's query is one of the
 // inflections that ask an ARK for metadata: "?info", and "?" and "??",
 // which the draft recommends treating the same.
-func isInflection(u *url.URL) bool {
+func IsInflection(u *url.URL) bool {
 	return u.RawQuery == "info" || u.RawQuery == "?" || (u.RawQuery == "" && u.ForceQuery)
 }
 
-// infoRecord is what ?info says about an identifier, or about a NAAN or
+// Record is what ?info says about an identifier, or about a NAAN or
 // shoulder with a policy. Every format renders it; its exported fields and
 // methods are what an info_template sees.
-type infoRecord struct {
+type Record struct {
 	// ID is the identifier as requested, e.g. "ark:/12345/b2-c4d6".
 	ID string `json:"id"`
 	// Normalized is its normal form, e.g. "ark:12345/b2c4d6".
@@ -72,10 +72,10 @@ type element struct {
 // any others follow them in the details, sorted.
 var metaElements = []string{"who", "what", "when", "where", "persistence", "variance", "allocated"}
 
-// newRecord describes the identifier that res resolved, with target its
+// NewRecord describes the identifier that res resolved, with target its
 // built target ("" for a withdrawn one).
-func newRecord(at self, core string, res *resolve.Resolution, target string, pol *resolve.PolicyInfo) *infoRecord {
-	rec := &infoRecord{ID: core, Normalized: res.Key, URL: at.identifierURL(res.Key), Status: res.Status,
+func NewRecord(at Links, core string, res *resolve.Resolution, target string, pol *resolve.PolicyInfo) *Record {
+	rec := &Record{ID: core, Normalized: res.Key, URL: at.IdentifierURL(res.Key), Status: res.Status,
 		Target: target, Resolution: res.How, Via: res.Via, Suffix: res.Suffix}
 	if res.Entry != nil {
 		rec.Meta = res.Entry.Meta
@@ -92,30 +92,30 @@ func newRecord(at self, core string, res *resolve.Resolution, target string, pol
 		rec.targetAt = rec.URL // served in place: the identifier's own URL, not the internal path
 	}
 	if res.How == "inherited" {
-		rec.parentAt = at.identifierURL(res.Via)
+		rec.parentAt = at.IdentifierURL(res.Via)
 	}
 	return rec
 }
 
-// newPolicyRecord describes a NAAN or shoulder through its policy.
-func newPolicyRecord(at self, core string, pol *resolve.PolicyInfo) *infoRecord {
-	rec := &infoRecord{ID: core, Normalized: pol.Prefix, URL: at.identifierURL(pol.Prefix), Resolution: "policy"}
+// NewPolicyRecord describes a NAAN or shoulder through its policy.
+func NewPolicyRecord(at Links, core string, pol *resolve.PolicyInfo) *Record {
+	rec := &Record{ID: core, Normalized: pol.Prefix, URL: at.IdentifierURL(pol.Prefix), Resolution: "policy"}
 	rec.finish(at, pol)
 	return rec
 }
 
 // finish sets what every record says about this site and its policy.
-func (rec *infoRecord) finish(at self, pol *resolve.PolicyInfo) {
-	rec.Resolver = at.base + "/"
-	rec.host = at.who
+func (rec *Record) finish(at Links, pol *resolve.PolicyInfo) {
+	rec.Resolver = at.Base + "/"
+	rec.host = at.Who
 	if pol != nil {
-		rec.Policy, rec.policyAt = pol, at.infoURL(pol.Prefix)
+		rec.Policy, rec.policyAt = pol, at.InfoURL(pol.Prefix)
 	}
 }
 
 // Kernel returns the ERC kernel about the referent: who, what, when and
 // where (its persistent URL unless the metadata gives one).
-func (rec *infoRecord) Kernel() []element {
+func (rec *Record) Kernel() []element {
 	if rec.Resolution == "policy" {
 		return []element{{Name: "who", Value: rec.host}, {Name: "what", Value: "Persistence policy for the ARKs under " + rec.Normalized},
 			{Name: "when"}, {Name: "where", Value: rec.URL, Link: rec.URL}}
@@ -132,7 +132,7 @@ func (rec *infoRecord) Kernel() []element {
 // (the host answering), what it is (the entry's persistence statement,
 // else the policy's), when (the allocation date) and where it is
 // explained (the policy's own ?info).
-func (rec *infoRecord) Support() []element {
+func (rec *Record) Support() []element {
 	what := rec.Meta["persistence"]
 	if what == "" && rec.Policy != nil {
 		what = rec.Policy.Statement
@@ -144,7 +144,7 @@ func (rec *infoRecord) Support() []element {
 // Details returns everything else: the identifier, its resolution, the
 // persistence and variance statements, the allocation date, the tombstone
 // reason, the policy, then the other metadata keys in sorted order.
-func (rec *infoRecord) Details() []element {
+func (rec *Record) Details() []element {
 	out := []element{{Name: "id", Value: rec.ID}, {Name: "normalized", Value: rec.Normalized}, {Name: "url", Value: rec.URL, Link: rec.URL}}
 	add := func(name, value, link string) {
 		if value != "" {
@@ -175,13 +175,13 @@ func (rec *infoRecord) Details() []element {
 }
 
 // Withdrawn reports whether the record is a tombstone.
-func (rec *infoRecord) Withdrawn() bool { return rec.Status == http.StatusGone }
+func (rec *Record) Withdrawn() bool { return rec.Status == http.StatusGone }
 
 // Title is a heading for the record: the referent's "what", else the
 // normalized identifier. An inherited record's "what" is its parent's:
 // it is titled with its own identifier and shown as part of the parent
 // (PartOf).
-func (rec *infoRecord) Title() string {
+func (rec *Record) Title() string {
 	if what := rec.Meta["what"]; what != "" && rec.Resolution != "inherited" {
 		return what
 	}
@@ -191,7 +191,7 @@ func (rec *infoRecord) Title() string {
 // PartOf is, for an inherited record, the ancestor it resolves through:
 // its "what" (else its identifier), linked to it; the zero element for
 // other records.
-func (rec *infoRecord) PartOf() element {
+func (rec *Record) PartOf() element {
 	if rec.Resolution != "inherited" {
 		return element{}
 	}
@@ -203,7 +203,7 @@ func (rec *infoRecord) PartOf() element {
 }
 
 // Who names the organization, or the site, that makes the commitment.
-func (rec *infoRecord) Who() string { return rec.host }
+func (rec *Record) Who() string { return rec.host }
 
 // httpURL returns s when it is an absolute http(s) URL, else "".
 func httpURL(s string) string {
@@ -213,8 +213,8 @@ func httpURL(s string) string {
 	return ""
 }
 
-// isARKCore reports whether the request core is meant as an ARK: it starts
+// IsARKCore reports whether the request core is meant as an ARK: it starts
 // with "ark:" in any case.
-func isARKCore(core string) bool {
+func IsARKCore(core string) bool {
 	return len(core) >= 4 && strings.EqualFold(core[:4], "ark:")
 }

@@ -1,4 +1,4 @@
-package ark
+package info
 
 import (
 	"fmt"
@@ -10,14 +10,14 @@ import (
 // unavailable is the ERC code for a value that is not available.
 const unavailable = "(:unav)"
 
-// anvl renders rec as text/plain: two ANVL records separated by a blank
+// ANVL renders rec as text/plain: two ANVL records separated by a blank
 // line. The first is the ERC the ARK community expects (erc: who, what,
 // when, where, then erc-support: the commitment); the second is this
 // resolver's details about the identifier. Values that hold a newline are
 // folded, so every line after the first starts with a space and no value
 // can begin a new element; other control and format characters are
 // %-encoded.
-func anvl(rec *infoRecord) string {
+func ANVL(rec *Record) string {
 	var b strings.Builder
 	b.WriteString("erc:\n")
 	writeElements(&b, rec.Kernel(), unavailable)

@@ -1,35 +1,35 @@
-package ark
+package info
 
 import (
 	"strconv"
 	"strings"
 )
 
-// infoFormat is a representation of a metadata record.
-type infoFormat uint8
+// Format is a representation of a metadata record.
+type Format uint8
 
 const (
-	formatANVL infoFormat = iota // text/plain: an ERC record in ANVL, the default
-	formatJSON                   // application/json
-	formatHTML                   // text/html
+	formatANVL Format = iota // text/plain: an ERC record in ANVL, the default
+	FormatJSON               // application/json
+	FormatHTML               // text/html
 )
 
 // formatTypes are the media types of the formats, in order of preference
 // when the client accepts several equally.
-var formatTypes = [...]string{formatANVL: "text/plain", formatJSON: "application/json", formatHTML: "text/html"}
+var formatTypes = [...]string{formatANVL: "text/plain", FormatJSON: "application/json", FormatHTML: "text/html"}
 
-// contentTypes are the Content-Type headers of the formats.
-var contentTypes = [...]string{formatANVL: "text/plain; charset=utf-8", formatJSON: "application/json", formatHTML: "text/html; charset=utf-8"}
+// ContentTypes are the Content-Type headers of the formats.
+var ContentTypes = [...]string{formatANVL: "text/plain; charset=utf-8", FormatJSON: "application/json", FormatHTML: "text/html; charset=utf-8"}
 
-// negotiate picks the format that the Accept header values prefer: the one
+// Negotiate picks the format that the Accept header values prefer: the one
 // with the highest quality, ties going to the earlier in formatTypes. Without
 // Accept, or when it accepts none of them, the answer is text/plain:
 // refusing with 406 would help no one.
-func negotiate(accept []string) infoFormat {
+func Negotiate(accept []string) Format {
 	best, bestQ := formatANVL, 0.0
 	for f, mediaType := range formatTypes {
 		if q := quality(accept, mediaType); q > bestQ {
-			best, bestQ = infoFormat(f), q
+			best, bestQ = Format(f), q
 		}
 	}
 	return best

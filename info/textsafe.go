@@ -1,4 +1,4 @@
-package ark
+package info
 
 import (
 	"bytes"
@@ -25,11 +25,11 @@ func invisible(c rune) bool {
 	return c != '\t' && c != '\n' && c != '\r' && (unicode.Is(unicode.Cc, c) || unicode.Is(unicode.Cf, c))
 }
 
-// escapeInvisibleJSON returns data, the output of encoding/json, with every
+// EscapeInvisibleJSON returns data, the output of encoding/json, with every
 // invisible character \u-escaped (a surrogate pair beyond U+FFFF):
 // encoding/json escapes those below U+0020 only. Outside strings, JSON has
 // nothing but ASCII and layout, so only string contents change.
-func escapeInvisibleJSON(data []byte) []byte {
+func EscapeInvisibleJSON(data []byte) []byte {
 	if !bytes.ContainsFunc(data, invisible) {
 		return data
 	}

@@ -1,4 +1,4 @@
-package ark
+package info
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 //go:embed info.html
 var defaultInfoPage string
 
-// loadInfoPage parses the template in the file at path, or the default
+// LoadPage parses the template in the file at path, or the default
 // page when path is "", so that a bad template fails the load.
-func loadInfoPage(path string) (*htmltemplate.Template, error) {
+func LoadPage(path string) (*htmltemplate.Template, error) {
 	text := defaultInfoPage
 	if path != "" {
 		data, err := os.ReadFile(path)
@@ -32,9 +32,9 @@ func loadInfoPage(path string) (*htmltemplate.Template, error) {
 	return t, nil
 }
 
-// renderInfoPage executes page for rec. html/template escapes every value
+// RenderPage executes page for rec. html/template escapes every value
 // for where it stands, so request-derived text cannot become markup.
-func renderInfoPage(page *htmltemplate.Template, rec *infoRecord) ([]byte, error) {
+func RenderPage(page *htmltemplate.Template, rec *Record) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, rec); err != nil {
 		return nil, err
