@@ -8,20 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // bulkResults decodes the result lines of a bulk answer.
-func bulkResults(t *testing.T, got answer) []bulkResult {
+func bulkResults(t *testing.T, got answer) []api.BulkResult {
 	t.Helper()
 	if got.status != http.StatusOK || got.header.Get("Content-Type") != "application/x-ndjson" {
 		t.Fatalf("bulk: %d %s %s", got.status, got.header.Get("Content-Type"), got.body)
 	}
-	var results []bulkResult
+	var results []api.BulkResult
 	sc := bufio.NewScanner(strings.NewReader(got.body))
 	for sc.Scan() {
-		var r bulkResult
+		var r api.BulkResult
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("result line %q: %v", sc.Text(), err)
 		}
@@ -46,7 +47,7 @@ func TestAPIBulkPartialFailure(t *testing.T) {
 		`{"op": "delete", "id": "ark:12345/x5b1"}`,
 		`{"op": "bind", "id": "ark:12345/x5b1", "target": "https://repo.example.org/b1v2"}`,
 		`{"op": "withdraw", "id": "ark:12345/x5b6", "reason": "never used"}`,
-		`{"op": "bind", "id": "ark:12345/x5b7", "target": "/` + strings.Repeat("x", maxBulkLine) + `"}`,
+		`{"op": "bind", "id": "ark:12345/x5b7", "target": "/` + strings.Repeat("x", api.MaxBulkLine) + `"}`,
 		`{"op": "bind", "id": "ark:12345/x5b8", "target": "https://repo.example.org/b8"}`,
 	}, "\n")
 	results := bulkResults(t, s.call("POST", "/bulk", "editor", in))
@@ -106,7 +107,7 @@ func TestAPIExportImport(t *testing.T) {
 	if a, _ := tbl.Lookup("ark:12345/e2"); a.Passthrough {
 		t.Errorf("exported e2 passes through")
 	}
-	if a, _ := tbl.Lookup("ark:12345/x5e3"); a.Status != 410 || a.Meta[withdrawnMeta] != "Gone for good" {
+	if a, _ := tbl.Lookup("ark:12345/x5e3"); a.Status != 410 || a.Meta[api.WithdrawnMeta] != "Gone for good" {
 		t.Errorf("exported x5e3: %+v", a)
 	}
 	if got := s.call("GET", "/export", "x5", ""); strings.Contains(got.body, "ark:12345/e2") || !strings.Contains(got.body, "ark:12345/x5e1") {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -90,7 +91,7 @@ func TestKill9DuringBulkKeepsAcknowledgedLines(t *testing.T) {
 	acknowledged := map[string]int{} // id: its line's index
 	results := bufio.NewScanner(resp.Body)
 	for results.Scan() {
-		var r bulkResult
+		var r api.BulkResult
 		if err := json.Unmarshal(results.Bytes(), &r); err != nil {
 			t.Fatalf("result line %q: %v", results.Text(), err)
 		}

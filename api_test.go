@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/api"
 )
 
 func TestAPIBindUpdateResolve(t *testing.T) {
@@ -109,7 +111,7 @@ func TestAPIRefusesBadInput(t *testing.T) {
 		{"ark:67890/x5a", `{"target": "/x"}`, 400, "NAAN 67890 is not this site's"},
 		{"ark:12345/t1", `{"target": "/x"}`, 409, "assigned by " + s.table},
 		{"ark:/12345/t-1", `{"target": "/x"}`, 409, "assigned by " + s.table},
-		{"ark:12345/x5a", `{"target": "/` + strings.Repeat("x", maxBindBody) + `"}`, 413, "larger than"},
+		{"ark:12345/x5a", `{"target": "/` + strings.Repeat("x", api.MaxBindBody) + `"}`, 413, "larger than"},
 	} {
 		got := s.call("PUT", "/id/"+c.id, "editor", c.body)
 		var refusal struct {

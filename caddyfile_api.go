@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -22,7 +23,7 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 	if h.API != nil {
 		return d.Err("api: given twice")
 	}
-	a := &API{}
+	a := &api.API{}
 	if err := unmarshalOne(d, &a.Prefix); err != nil {
 		return err
 	}
@@ -33,8 +34,8 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 			if len(args) < 3 {
 				return d.Errf("api: key: want <name> <sha256-hex> <scope>..., got %d arguments", len(args))
 			}
-			k := APIKey{Name: args[0], Hash: args[1], Scopes: args[2:]}
-			if _, _, err := compileKey(k); err != nil {
+			k := api.APIKey{Name: args[0], Hash: args[1], Scopes: args[2:]}
+			if err := k.Validate(); err != nil {
 				return d.Errf("api: %v", err)
 			}
 			a.Keys = append(a.Keys, k)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
@@ -267,10 +268,10 @@ func bindFlags(cmd *cobra.Command) {
 }
 
 // bindFromFlags reads the flags bindFlags added, for target.
-func bindFromFlags(cmd *cobra.Command, target string) *bindRequest {
+func bindFromFlags(cmd *cobra.Command, target string) *api.BindRequest {
 	status, _ := cmd.Flags().GetInt("status")
 	noPass, _ := cmd.Flags().GetBool("no-passthrough")
-	b := &bindRequest{Target: target, Status: status}
+	b := &api.BindRequest{Target: target, Status: status}
 	if noPass {
 		b.Passthrough = new(bool)
 	}

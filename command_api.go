@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
@@ -94,7 +95,7 @@ func idPath(route, id string) string {
 
 // mintIDs mints n names under shoulder, bound to target when it is not
 // empty, and writes them to w, one a line.
-func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *bindRequest, w io.Writer) error {
+func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *api.BindRequest, w io.Writer) error {
 	var out struct {
 		IDs []string `json:"ids"`
 	}
@@ -125,7 +126,7 @@ func (c *apiClient) bindID(ctx context.Context, id string, patch map[string]any,
 // withdrawID withdraws id for reason.
 func (c *apiClient) withdrawID(ctx context.Context, id, reason string, w io.Writer) error {
 	var b store.Binding
-	if err := c.call(ctx, http.MethodPost, idPath("withdraw", id), withdrawRequest{Reason: reason}, &b); err != nil {
+	if err := c.call(ctx, http.MethodPost, idPath("withdraw", id), api.WithdrawRequest{Reason: reason}, &b); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s 410 withdrawn: %s (version %d)\n", b.Key, b.Reason, b.Version)

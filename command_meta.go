@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/spf13/cobra"
 )
 
@@ -19,7 +20,7 @@ func metaFromFlags(cmd *cobra.Command) (map[string]*string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--meta-file: %w", err)
 		}
-		if meta, err = parseMetaPatch(data); err != nil {
+		if meta, err = api.ParseMetaPatch(data); err != nil {
 			return nil, fmt.Errorf("--meta-file %s: %v: give a JSON object of strings, such as {\"who\": \"Example Museum\"}", file, terminalSafe(err.Error()))
 		}
 	}
@@ -42,7 +43,7 @@ func metaFromFlags(cmd *cobra.Command) (map[string]*string, error) {
 
 // mintBindFromFlags reads the binding of `caddy ark mint`: target and the
 // flags bindFlags added. nil when there is nothing to bind.
-func mintBindFromFlags(cmd *cobra.Command, target string) (*bindRequest, error) {
+func mintBindFromFlags(cmd *cobra.Command, target string) (*api.BindRequest, error) {
 	meta, err := metaFromFlags(cmd)
 	if err != nil || (target == "" && meta == nil) {
 		return nil, err

@@ -21,7 +21,7 @@ import (
 // ServeHTTP answers requests for identifiers and passes all others to next.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if h.API != nil {
-		if route, rest, ok := h.API.route(r); ok {
+		if route, rest, ok := h.API.Route(r); ok {
 			return h.serveAPI(w, r, route, rest)
 		}
 	}

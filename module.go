@@ -18,6 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
@@ -124,7 +125,7 @@ type Handler struct {
 
 	// The management API, which mints, binds and withdraws identifiers in
 	// the store over HTTP under a path of the site. Off when absent.
-	API *API `json:"api,omitempty"`
+	API *api.API `json:"api,omitempty"`
 
 	// The store read after the table files, holding the identifiers
 	// minted, bound and withdrawn through the API: a module in the
@@ -171,7 +172,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	var err error
 	if h.API != nil {
-		if err := h.API.provision(); err != nil {
+		if err := h.API.Provision(); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -21,7 +22,7 @@ func TestInvisibleCharactersLeaveVisibly(t *testing.T) {
 	table := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/v1", Target: "https://repo.example.org/\u202Egpj.exe", Meta: meta}})
 	s := &apiSite{db: t.TempDir() + "/ark.db", table: table}
 	s.site = startSite(t, apiSiteBody(s.db, s.table, "map ark:12345/v2 https://repo.example.org/\u202Egpj.exe"))
-	body, err := json.Marshal(bindRequest{Target: "https://repo.example.org/\u202Egpj.exe", Meta: meta})
+	body, err := json.Marshal(api.BindRequest{Target: "https://repo.example.org/\u202Egpj.exe", Meta: meta})
 	if err != nil {
 		t.Fatal(err)
 	}

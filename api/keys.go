@@ -1,4 +1,4 @@
-package ark
+package api
 
 import (
 	"bufio"
@@ -43,6 +43,12 @@ type scope struct {
 	naan  string // an ARK prefix's NAAN
 	name  string // its shoulder, "" for the whole NAAN
 	urn   string // a URN prefix, "urn:<nid>:"
+}
+
+// Validate checks k as the API will use it: its name, hash and scopes.
+func (k APIKey) Validate() error {
+	_, _, err := compileKey(k)
+	return err
 }
 
 // compileKey checks k and returns it compiled, with its hash decoded.

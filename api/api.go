@@ -1,6 +1,7 @@
-package ark
+package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
+	"go.uber.org/zap"
 )
 
 // API is the management API: identifiers minted, bound, updated and
@@ -42,8 +45,8 @@ type API struct {
 // defaultMaxBody is the default max_body.
 const defaultMaxBody = 64 << 20
 
-// provision checks the API's configuration and reads its key files.
-func (a *API) provision() error {
+// Provision checks the API's configuration and reads its key files.
+func (a *API) Provision() error {
 	if !strings.HasPrefix(a.Prefix, "/") || strings.HasSuffix(a.Prefix, "/") || len(a.Prefix) < 2 {
 		return fmt.Errorf("api: prefix %q: a path such as /api/ark, starting with / and not ending with one", a.Prefix)
 	}
@@ -95,10 +98,10 @@ func isARKOrURNPath(path string) bool {
 	return len(path) >= 5 && (strings.EqualFold(path[1:5], "ark:") || strings.EqualFold(path[1:5], "urn:"))
 }
 
-// route returns the API request that r is: its route and the rest of the
+// Route returns the API request that r is: its route and the rest of the
 // path after the route's name, escaped; ok is false when r is not for the
 // API at all.
-func (a *API) route(r *http.Request) (route, rest string, ok bool) {
+func (a *API) Route(r *http.Request) (route, rest string, ok bool) {
 	p := r.URL.EscapedPath()
 	if r.URL.RawPath != "" {
 		p = r.URL.RawPath
@@ -111,9 +114,25 @@ func (a *API) route(r *http.Request) (route, rest string, ok bool) {
 	return route, rest, true
 }
 
-// serveAPI answers a request for the API.
-func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest string) error {
-	a := h.API
+// Site is what the API needs of the site it serves: the handler, behind
+// this interface so that the API never imports it.
+type Site interface {
+	// Resolver returns the site's current resolver; nil while the
+	// configuration is being replaced, which the API answers 503.
+	Resolver() *resolve.Resolver
+	// Store returns the site's store; nil when it has none.
+	Store() store.Store
+	// Minters returns the site's minters.
+	Minters() mint.Minters
+	// Mint mints n names under shoulder, as Handler.Mint does.
+	Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (store.Binding, error)) ([]string, error)
+	// Logger returns the site's logger.
+	Logger() *zap.Logger
+}
+
+// Serve answers a request for the API of site s: route and rest are
+// what route returned.
+func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, s Site) error {
 	key, err := a.authenticate(r)
 	if err != nil {
 		desc := ""
@@ -123,12 +142,12 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest s
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ark"`+desc)
 		return writeAPIError(w, http.StatusUnauthorized, err.Error())
 	}
-	rs := h.resolver.Load()
+	rs := s.Resolver()
 	if rs == nil {
 		w.Header().Set("Retry-After", resolve.RetryAfter)
 		return writeAPIError(w, http.StatusServiceUnavailable, "the configuration is being replaced")
 	}
-	c := &apiCall{h: h, rs: rs, store: h.Store(), key: key, w: w, r: r}
+	c := &apiCall{a: a, site: s, rs: rs, store: s.Store(), key: key, w: w, r: r}
 	switch {
 	case route == "id" && rest != "":
 		return c.serveID(rest)
@@ -148,7 +167,8 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest s
 
 // apiCall is one request to the API, authenticated.
 type apiCall struct {
-	h     *Handler
+	a     *API
+	site  Site
 	rs    *resolve.Resolver
 	store store.Store
 	key   *apiKey

@@ -1,4 +1,4 @@
-package ark
+package api
 
 import (
 	"bufio"
@@ -13,9 +13,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// withdrawnMeta is the metadata key that carries a withdrawn identifier's
+// WithdrawnMeta is the metadata key that carries a withdrawn identifier's
 // reason in an exported table file, and back into the store on import.
-const withdrawnMeta = "withdrawn"
+const WithdrawnMeta = "withdrawn"
 
 // export answers GET export: the store's bindings that the key may read,
 // as a table file, streamed in key order. Names minted but not bound yet
@@ -53,7 +53,7 @@ func (c *apiCall) export() error {
 		return c.fail(storeError("", err))
 	}
 	if err != nil {
-		c.h.logger.Error("export cut short", zap.Error(err))
+		c.site.Logger().Error("export cut short", zap.Error(err))
 		panic(http.ErrAbortHandler)
 	}
 	if !started {
@@ -92,7 +92,7 @@ func exportEntry(b *store.Binding) table.Entry {
 		for k, v := range b.Meta {
 			e.Meta[k] = v
 		}
-		e.Meta[withdrawnMeta] = b.Reason
+		e.Meta[WithdrawnMeta] = b.Reason
 	}
 	return e
 }
@@ -100,7 +100,7 @@ func exportEntry(b *store.Binding) table.Entry {
 // importTable answers POST import: a table file into the store, all of it
 // or, at the first entry refused, none of it.
 func (c *apiCall) importTable() error {
-	limit := c.h.API.maxBody()
+	limit := c.a.maxBody()
 	if c.r.ContentLength > limit {
 		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
 	}
@@ -145,11 +145,11 @@ func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	if err != nil {
 		return nil, err
 	}
-	reason := e.Meta[withdrawnMeta]
+	reason := e.Meta[WithdrawnMeta]
 	if e.Status == http.StatusGone && reason != "" {
 		meta := make(map[string]string, len(e.Meta))
 		for k, v := range e.Meta {
-			if k != withdrawnMeta {
+			if k != WithdrawnMeta {
 				meta[k] = v
 			}
 		}
@@ -167,7 +167,7 @@ func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	if b.Status == http.StatusGone {
 		b.Reason = reason
 		if b.Reason == "" {
-			b.Reason = fmt.Sprintf("withdrawn in an imported table (no %q in its meta)", withdrawnMeta)
+			b.Reason = fmt.Sprintf("withdrawn in an imported table (no %q in its meta)", WithdrawnMeta)
 		}
 	}
 	if len(b.Meta) == 0 {

@@ -1,4 +1,4 @@
-package ark
+package api
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ func (a *API) checkInPlace() error {
 // inPlace refuses, 400, the target of a binding of key that the API may
 // not serve in place.
 func (c *apiCall) inPlace(key, target string, status int) error {
-	if err := table.CheckUntrustedInPlace(target, status, c.h.API.InPlace); err != nil {
+	if err := table.CheckUntrustedInPlace(target, status, c.a.InPlace); err != nil {
 		return refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package ark
+package api
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func (c *apiCall) patch(raw string) error {
 // changed meanwhile, is returned as it is, for patch to merge again.
 func (c *apiCall) patchOnce(key string, p *bindPatch) (*store.Binding, error) {
 	wr := store.Write{By: c.key.name}
-	var req bindRequest
+	var req BindRequest
 	cur, _, err := c.store.Get(c.r.Context(), key)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -81,7 +81,7 @@ func (c *apiCall) patchOnce(key string, p *bindPatch) (*store.Binding, error) {
 	default:
 		wr.IfVersion = cur.Version
 		pass := cur.Passthrough
-		req = bindRequest{Target: cur.Target, Status: cur.Status, Passthrough: &pass, Meta: maps.Clone(cur.Meta)}
+		req = BindRequest{Target: cur.Target, Status: cur.Status, Passthrough: &pass, Meta: maps.Clone(cur.Meta)}
 	}
 	p.apply(&req)
 	b, err := c.binding(key, &req)
@@ -120,7 +120,7 @@ func checkPatchType(value string) error {
 // value, which is its default.
 type bindPatch struct {
 	target, status, passthrough, meta bool
-	req                               bindRequest
+	req                               BindRequest
 	metaPatch                         map[string]*string // nil removes the key
 }
 
@@ -148,7 +148,7 @@ func parseBindPatch(data []byte) (*bindPatch, error) {
 		case "meta":
 			p.meta = true
 			if !isNull {
-				p.metaPatch, err = parseMetaPatch(value)
+				p.metaPatch, err = ParseMetaPatch(value)
 			}
 		default:
 			return nil, fmt.Errorf("unknown field %q: a binding has target, status, passthrough and meta", name)
@@ -160,9 +160,9 @@ func parseBindPatch(data []byte) (*bindPatch, error) {
 	return p, nil
 }
 
-// parseMetaPatch reads the meta of a merge patch: each key a string, or
+// ParseMetaPatch reads the meta of a merge patch: each key a string, or
 // null to remove it.
-func parseMetaPatch(data []byte) (map[string]*string, error) {
+func ParseMetaPatch(data []byte) (map[string]*string, error) {
 	fields, err := decodeObject(data)
 	if err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 }
 
 // apply merges p into req, as RFC 7396 says.
-func (p *bindPatch) apply(req *bindRequest) {
+func (p *bindPatch) apply(req *BindRequest) {
 	if p.target {
 		req.Target = p.req.Target
 	}

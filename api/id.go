@@ -1,4 +1,4 @@
-package ark
+package api
 
 import (
 	"bytes"
@@ -16,18 +16,18 @@ import (
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// bindRequest is the body of PUT id/<id>, and a bulk line's binding: the
+// BindRequest is the body of PUT id/<id>, and a bulk line's binding: the
 // fields of a table Entry without the id.
-type bindRequest struct {
+type BindRequest struct {
 	Target      string            `json:"target"`
 	Status      int               `json:"status,omitempty"`
 	Passthrough *bool             `json:"passthrough,omitempty"`
 	Meta        map[string]string `json:"meta,omitempty"`
 }
 
-// maxBindBody bounds the body of one binding: the largest target and
+// MaxBindBody bounds the body of one binding: the largest target and
 // metadata an entry may have, with room for JSON escapes.
-const maxBindBody = 4 * (table.MaxTargetBytes + table.MaxMetaKeys*(table.MaxMetaKeyBytes+table.MaxMetaValueBytes))
+const MaxBindBody = 4 * (table.MaxTargetBytes + table.MaxMetaKeys*(table.MaxMetaKeyBytes+table.MaxMetaValueBytes))
 
 // serveID answers GET, PUT and PATCH id/<id>.
 func (c *apiCall) serveID(raw string) error {
@@ -93,7 +93,7 @@ func (c *apiCall) put(raw string) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	var req bindRequest
+	var req BindRequest
 	if err := readJSON(c.w, c.r, &req); err != nil {
 		return c.fail(err)
 	}
@@ -123,7 +123,7 @@ func (c *apiCall) answerBinding(b *store.Binding) error {
 }
 
 // binding checks a binding request for key and returns the binding.
-func (c *apiCall) binding(key string, req *bindRequest) (*store.Binding, error) {
+func (c *apiCall) binding(key string, req *BindRequest) (*store.Binding, error) {
 	if req.Status == http.StatusGone {
 		return nil, refuse(http.StatusBadRequest, "%s: status 410: withdraw an identifier with POST withdraw/<id> and a reason", key)
 	}
@@ -294,8 +294,8 @@ func (l etagList) versions() []uint64 {
 	return vs
 }
 
-// withdrawRequest is the body of POST withdraw/<id>.
-type withdrawRequest struct {
+// WithdrawRequest is the body of POST withdraw/<id>.
+type WithdrawRequest struct {
 	Reason string `json:"reason"`
 }
 
@@ -306,7 +306,7 @@ func (c *apiCall) withdraw(raw string) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	var req withdrawRequest
+	var req WithdrawRequest
 	if err := readJSON(c.w, c.r, &req); err != nil {
 		return c.fail(err)
 	}
@@ -352,11 +352,11 @@ func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 
 // readJSON reads the request body, at most maxBindBody bytes, into v.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBindBody))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBindBody))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", maxBindBody)
+		return refuse(http.StatusRequestEntityTooLarge, "the body is larger than %d bytes", MaxBindBody)
 	case err != nil:
 		return refuse(http.StatusBadRequest, "reading the body: %v", err)
 	}

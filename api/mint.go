@@ -1,4 +1,4 @@
-package ark
+package api
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func (c *apiCall) mint(raw string) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	keys, err := c.h.Mint(c.r.Context(), shoulder, n, c.key.name, bind)
+	keys, err := c.site.Mint(c.r.Context(), shoulder, n, c.key.name, bind)
 	var refusal *apiError
 	switch {
 	case errors.As(err, &refusal):
@@ -66,7 +66,7 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (store.B
 	if c.r.ContentLength == 0 {
 		return nil, nil
 	}
-	var req bindRequest
+	var req BindRequest
 	if err := readJSON(c.w, c.r, &req); err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (store.B
 // first and last name; those of an unbounded one grow, so the first and
 // last that the minter's counter gives now.
 func (c *apiCall) mintableNames(naan, sh string, n int) ([]string, error) {
-	m := c.h.minters.Find("ark:" + naan + "/" + sh)
+	m := c.site.Minters().Find("ark:" + naan + "/" + sh)
 	if m == nil {
 		// Mint answers that there is no minter; check the target anyway.
 		return []string{"ark:" + naan + "/" + sh + "0"}, nil

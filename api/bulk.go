@@ -1,4 +1,4 @@
-package ark
+package api
 
 import (
 	"bufio"
@@ -16,12 +16,12 @@ import (
 type bulkLine struct {
 	Op string `json:"op"` // "bind" or "withdraw"
 	ID string `json:"id"`
-	bindRequest
+	BindRequest
 	Reason string `json:"reason,omitempty"`
 }
 
-// bulkResult is the line that answers one bulk line.
-type bulkResult struct {
+// BulkResult is the line that answers one bulk line.
+type BulkResult struct {
 	Line    int    `json:"line"`
 	ID      string `json:"id,omitempty"`
 	Status  int    `json:"status"`
@@ -29,15 +29,15 @@ type bulkResult struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// maxBulkLine bounds one line of a bulk request.
-const maxBulkLine = maxBindBody + table.MaxIDBytes + 1024
+// MaxBulkLine bounds one line of a bulk request.
+const MaxBulkLine = MaxBindBody + table.MaxIDBytes + 1024
 
 // bulk answers POST bulk: NDJSON in, one result line out for each line in
 // (blank lines skipped), numbered as the input's lines are, as soon as its
 // change is durable. A line that fails changes nothing and
 // the next is still applied.
 func (c *apiCall) bulk() error {
-	limit := c.h.API.maxBody()
+	limit := c.a.maxBody()
 	if c.r.ContentLength > limit {
 		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
 	}
@@ -52,14 +52,14 @@ func (c *apiCall) bulk() error {
 	enc.SetEscapeHTML(false)
 	in := bufio.NewReaderSize(http.MaxBytesReader(c.w, c.r.Body, limit), 64<<10)
 	for n := 1; ; n++ {
-		line, err := readLine(in, maxBulkLine)
+		line, err := readLine(in, MaxBulkLine)
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
-			return enc.Encode(bulkResult{Line: n, Status: http.StatusRequestEntityTooLarge,
+			return enc.Encode(BulkResult{Line: n, Status: http.StatusRequestEntityTooLarge,
 				Error: "the body is larger than the API's max_body, " + formatBytes(limit) + ": this line and the rest were not read"})
 		case errors.Is(err, errLineTooLong):
-			err = enc.Encode(bulkResult{Line: n, Status: http.StatusRequestEntityTooLarge, Error: err.Error()})
+			err = enc.Encode(BulkResult{Line: n, Status: http.StatusRequestEntityTooLarge, Error: err.Error()})
 		case err == io.EOF && len(line) == 0:
 			return nil
 		case err != nil && err != io.EOF:
@@ -77,10 +77,10 @@ func (c *apiCall) bulk() error {
 }
 
 // bulkLine applies one line and returns its result.
-func (c *apiCall) bulkLine(n int, line []byte) bulkResult {
+func (c *apiCall) bulkLine(n int, line []byte) BulkResult {
 	var l bulkLine
 	if err := decodeOne(line, &l); err != nil {
-		return bulkResult{Line: n, Status: http.StatusBadRequest, Error: "not a JSON object of op, id and its fields: " + err.Error()}
+		return BulkResult{Line: n, Status: http.StatusBadRequest, Error: "not a JSON object of op, id and its fields: " + err.Error()}
 	}
 	key, err := c.managedKey(l.ID, true)
 	if err != nil {
@@ -90,7 +90,7 @@ func (c *apiCall) bulkLine(n int, line []byte) bulkResult {
 	switch l.Op {
 	case "bind":
 		var b *store.Binding
-		if b, err = c.binding(key, &l.bindRequest); err == nil {
+		if b, err = c.binding(key, &l.BindRequest); err == nil {
 			wr = &store.Write{Binding: *b, By: c.key.name}
 		}
 	case "withdraw":
@@ -109,19 +109,19 @@ func (c *apiCall) bulkLine(n int, line []byte) bulkResult {
 	if stored.Version == 1 {
 		status = http.StatusCreated
 	}
-	return bulkResult{Line: n, ID: key, Status: status, Version: stored.Version}
+	return BulkResult{Line: n, ID: key, Status: status, Version: stored.Version}
 }
 
-func bulkFailure(n int, id string, err error) bulkResult {
+func bulkFailure(n int, id string, err error) BulkResult {
 	var ae *apiError
 	if !errors.As(err, &ae) {
 		ae = storeError(id, err)
 	}
-	return bulkResult{Line: n, ID: id, Status: ae.status, Error: ae.msg}
+	return BulkResult{Line: n, ID: id, Status: ae.status, Error: ae.msg}
 }
 
 // errLineTooLong is a bulk line longer than maxBulkLine; it is skipped.
-var errLineTooLong = errors.New("the line is longer than " + formatBytes(maxBulkLine) + " and was skipped")
+var errLineTooLong = errors.New("the line is longer than " + formatBytes(MaxBulkLine) + " and was skipped")
 
 // readLine reads one line of at most limit bytes, without its newline. A
 // longer line is read to its end and dropped, with errLineTooLong.
