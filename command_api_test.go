@@ -11,7 +11,7 @@ import (
 func TestBinaryAPICommands(t *testing.T) {
 	s := startAPISite(t, "minter ark:12345/x8 .sdd")
 	api := s.base + "/api/ark"
-	t.Setenv(apiKeyEnv, "editor-secret")
+	t.Setenv("ARK_API_KEY", "editor-secret")
 
 	out, errOut, status := runCaddy(t, "", "ark", "mint", "--api", api, "-n", "3", "ark:12345/x8")
 	if want := "ark:12345/x800\nark:12345/x801\nark:12345/x802\n"; status != 0 || out != want {
@@ -52,15 +52,15 @@ func TestBinaryAPICommands(t *testing.T) {
 		t.Errorf("exported: %+v", a)
 	}
 
-	t.Setenv(apiKeyEnv, "reader-secret")
+	t.Setenv("ARK_API_KEY", "reader-secret")
 	if _, errOut, status = runCaddy(t, "", "ark", "bind", "--api", api, "ark:12345/x5r", "/r"); status != 1 || !strings.Contains(errOut, "403 Forbidden: key reader may not write ark:12345/x5r") {
 		t.Errorf("bind with a read key: %d %q", status, errOut)
 	}
-	t.Setenv(apiKeyEnv, "wrong")
+	t.Setenv("ARK_API_KEY", "wrong")
 	if _, errOut, status = runCaddy(t, "", "ark", "export", "--api", api); status != 1 || !strings.Contains(errOut, "401 Unauthorized") {
 		t.Errorf("export with a wrong key: %d %q", status, errOut)
 	}
-	t.Setenv(apiKeyEnv, "")
+	t.Setenv("ARK_API_KEY", "")
 	if _, errOut, status = runCaddy(t, "", "ark", "export", "--api", api); status != 1 || !strings.Contains(errOut, "no key: set ARK_API_KEY") {
 		t.Errorf("export with no key: %d %q", status, errOut)
 	}

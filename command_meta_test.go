@@ -27,7 +27,7 @@ func metaFile(t *testing.T, content string) string {
 func TestBinaryBindKeepsWhatItIsNotTold(t *testing.T) {
 	s := startAPISite(t, "minter ark:12345/x8 .sdd")
 	api := s.base + "/api/ark"
-	t.Setenv(apiKeyEnv, "editor-secret")
+	t.Setenv("ARK_API_KEY", "editor-secret")
 	const id = "ark:12345/x5keep"
 	if got := s.call("PUT", "/id/"+id, "editor", `{"target": "https://repo.example.org/k1", "status": 303, "meta": {"who": "Example Museum"}}`); got.status != http.StatusCreated {
 		t.Fatalf("PUT: %d %s", got.status, got.body)

@@ -17,14 +17,14 @@ import (
 func TestCompileThenExportRoundTripsExactly(t *testing.T) {
 	compiled := compileFile(t, testkit.EveryField)
 	var out strings.Builder
-	if err := exportTable(compiled, &out); err != nil {
+	if err := table.Export(compiled, &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != testkit.ExportedEveryField {
 		t.Fatalf("export:\n%s\nwant:\n%s", out.String(), testkit.ExportedEveryField)
 	}
 	var again strings.Builder
-	if err := exportTable(compileFile(t, out.String()), &again); err != nil {
+	if err := table.Export(compileFile(t, out.String()), &again); err != nil {
 		t.Fatal(err)
 	}
 	if again.String() != out.String() {
@@ -118,7 +118,7 @@ func TestDamagedCompiledTablesAreRefused(t *testing.T) {
 	if _, err := table.OpenCompiled(path, true); !errors.Is(err, table.ErrDamaged) {
 		t.Errorf("verify: %v", err)
 	}
-	if err := exportTable(path, &strings.Builder{}); !errors.Is(err, table.ErrDamaged) {
+	if err := table.Export(path, &strings.Builder{}); !errors.Is(err, table.ErrDamaged) {
 		t.Errorf("export: %v", err)
 	}
 }

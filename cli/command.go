@@ -1,4 +1,4 @@
-package ark
+package cli
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
+	"github.com/caddy-ark/caddy-ark/table"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 )
@@ -352,7 +353,7 @@ as a table file, which caddy ark check and the table subdirective read.
 		api, _ := cmd.Flags().GetString("api")
 		switch {
 		case len(args) == 1 && api == "":
-			return exportTable(args[0], cmd.OutOrStdout())
+			return table.Export(args[0], cmd.OutOrStdout())
 		case len(args) == 0 && api != "":
 			return apiRun(cmd, args)
 		}

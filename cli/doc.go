@@ -1,0 +1,5 @@
+// Package cli is the `caddy ark` command and its subcommands (normalize,
+// check, compile, export, import, resolve, and the API client's mint, bind,
+// withdraw and export). It registers with Caddy's command line in init; the
+// handler's package imports it blank, so every build with the module has it.
+package cli
