@@ -84,7 +84,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	at.AddLinks(w.Header(), res)
 	if res.Status != http.StatusOK {
 		h.observe(r, repl, core, res, res.Outcome, target)
-		w.Header().Set("Location", asciiLocation(target))
+		w.Header().Set("Location", urlpath.ASCII(target))
 		w.WriteHeader(res.Status)
 		return nil
 	}

@@ -98,3 +98,19 @@ func WithRootPath(target string) string {
 	}
 	return scheme + "://" + rest[:i] + "/" + rest[i:]
 }
+
+// ASCII returns a target as it leaves in a Location field: with
+// each byte that is not printable ASCII percent-encoded (a space, a control
+// character, and every byte of a non-ASCII character), as RFC 3987 maps an
+// IRI to a URI, so that no raw byte reaches a client and no bidi override
+// (U+202E) or invisible character makes the URL display other than it is.
+// A host name is encoded the same way, as net/url writes one; browsers read
+// it back as the name.
+func ASCII(target string) string {
+	if !strings.ContainsFunc(target, notPrintableASCII) {
+		return target
+	}
+	return PercentEncode(target, notPrintableASCII)
+}
+
+func notPrintableASCII(c rune) bool { return c <= ' ' || c >= 0x7f }
