@@ -238,10 +238,16 @@ func (h *Handler) newResolver(tbl table.Table) (*resolve.Resolver, error) {
 		o.Cache = c
 	}
 	rs, err := resolve.New(o)
-	if err != nil && o.Cache != nil {
-		o.Cache.Close()
+	if err != nil {
+		if o.Cache != nil {
+			o.Cache.Close()
+		}
+		return nil, err
 	}
-	return rs, err
+	if err := rs.Unchecked(); err != nil {
+		h.logger.Warn("the table could not be checked against the store, which is unavailable: an identifier both assign is answered from the table", zap.Error(err))
+	}
+	return rs, nil
 }
 
 func (h *Handler) maxLength() int {

@@ -83,8 +83,8 @@ still processed. The exit status is 1 if any identifier failed, else 0.
 
 // checkCommand builds `caddy ark check`.
 func checkCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "check <table>...",
+	cmd := &cobra.Command{
+		Use:   "check [--store <bolt file|postgres DSN> [--schema <name>] | --api <url>] <table>...",
 		Short: "Validates table files as the ark handler would load them",
 		Long: `
 Loads the table files together exactly as the ark handler would: JSON syntax,
@@ -94,12 +94,36 @@ or the first problem with its file, line, entry and reason. The exit status is
 0 when the tables would load, 1 otherwise: run it in the CI of the repository
 that holds your tables. A compiled table (caddy ark compile) is checked on its
 own and in full: its checksum, every record and its index.
+
+With --store, the tables are also checked against a store, read only, as the
+handler checks them when it loads them: no table may assign an identifier the
+store holds (bound, minted or withdrawn), and each conflict is named with both
+sides. --store takes a bolt file (not one a running Caddy has open: use --api)
+or a PostgreSQL DSN. --api checks against the store of a running server
+through its API's export, with the key in ` + apiKeyEnv + ` (names minted but
+not bound are not exported, so they are not checked that way).
 `,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return checkTables(args, cmd.OutOrStdout())
+			if err := checkTables(args, cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			storeArg, _ := cmd.Flags().GetString("store")
+			schema, _ := cmd.Flags().GetString("schema")
+			apiURL, _ := cmd.Flags().GetString("api")
+			if storeArg == "" && apiURL == "" {
+				return nil
+			}
+			if storeArg != "" && apiURL != "" {
+				return errors.New("give --store or --api, not both")
+			}
+			return checkAgainstStore(cmd.Context(), args, storeArg, schema, apiURL, cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().String("store", "", "Also check against this store, read only: a bolt file or a PostgreSQL DSN")
+	cmd.Flags().String("schema", postgres.DefaultSchema, "With a PostgreSQL --store: the store's schema")
+	cmd.Flags().String("api", "", "Also check against the store of a running server, through its API (key in "+apiKeyEnv+")")
+	return cmd
 }
 
 // importCommand builds `caddy ark import`.

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -25,7 +26,10 @@ type Options struct {
 	Minters    mint.Minters
 }
 
-// New builds a resolver from o, checking its configuration.
+// New builds a resolver from o, checking its configuration and that the
+// table and the store never both assign an identifier (CheckSources). A
+// store that cannot be reached is no error: the resolver then reports it
+// through Unchecked.
 func New(o Options) (*Resolver, error) {
 	rs := &Resolver{ours: map[string]struct{}{}, parser: normalize.Parser{MaxLength: o.MaxLength}, cache: o.Cache}
 	for _, n := range o.NAANs {
@@ -59,6 +63,14 @@ func New(o Options) (*Resolver, error) {
 	}
 	for naan := range rs.policies {
 		rs.ours[naan] = struct{}{}
+	}
+	if rs.store != nil {
+		if err := CheckSources(context.Background(), rs.table, rs.store); err != nil {
+			if !errors.Is(err, store.ErrUnavailable) {
+				return nil, err
+			}
+			rs.unchecked = err
+		}
 	}
 	return rs, nil
 }

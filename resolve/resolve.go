@@ -28,6 +28,7 @@ type Resolver struct {
 	store       store.Store  // read after the table; nil when there is none
 	stored      *StoreCache  // the store's answers by key; nil when caching is off
 	minters     mint.Minters // for check characters
+	unchecked   error        // why the table could not be checked against the store, if it could not
 }
 
 // Cache holds resolutions by request core (the handler's is a
@@ -309,3 +310,7 @@ func (rs *Resolver) Close() {
 		rs.cache.Close()
 	}
 }
+
+// Unchecked returns why the table could not be checked against the store
+// when the resolver was built (the store was unavailable), or nil.
+func (rs *Resolver) Unchecked() error { return rs.unchecked }

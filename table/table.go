@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 )
@@ -230,25 +231,89 @@ func (b *Builder) Add(e *Entry) error {
 // describe names the entry at position i: its source, and its index there
 // when the source holds several.
 func (t *heapTable) describe(i int) string {
+	src, entry, single := t.locate(i)
+	switch {
+	case src.lines != nil:
+		return fmt.Sprintf("%s:%d", src.name, src.lines[entry])
+	case single:
+		return src.name
+	}
+	return fmt.Sprintf("%s entry %d", src.name, entry)
+}
+
+// locate returns the source of the record at position i, the entry's index
+// in that source, and whether it is the source's only entry.
+func (t *heapTable) locate(i int) (src *source, entry int, single bool) {
 	s := sort.Search(len(t.sources), func(j int) bool { return t.sources[j].first > i }) - 1
 	next := len(t.records)
 	if s+1 < len(t.sources) {
 		next = t.sources[s+1].first
 	}
-	src := &t.sources[s]
-	entry := i - src.first
+	src = &t.sources[s]
+	entry = i - src.first
 	for _, skipped := range src.skipped {
 		if skipped <= entry {
 			entry++
 		}
 	}
-	switch {
-	case src.lines != nil:
-		return fmt.Sprintf("%s:%d", src.name, src.lines[entry])
-	case next-src.first == 1 && len(src.skipped) == 0 && src.name != "entries":
-		return src.name
+	return src, entry, next-src.first == 1 && len(src.skipped) == 0 && src.name != "entries"
+}
+
+// where names the entry that assigns key as a load error names one: a
+// table file's entry by the file, the line it ends on and its index (the
+// file is read again to find the line: this is for error messages only),
+// anything else as SourceOf does.
+func (t *heapTable) where(key string) (string, bool) {
+	i, ok := t.find(key, maphash.String(t.seed, key))
+	if !ok {
+		return "", false
 	}
-	return fmt.Sprintf("%s entry %d", src.name, entry)
+	src, entry, _ := t.locate(i)
+	if src.lines == nil && src.name != "entries" && !strings.HasPrefix(src.name, inlineSourcePrefix) {
+		if line, err := entryLine(src.name, entry); err == nil {
+			return fmt.Sprintf("%s:%d: entry %d", src.name, line, entry), true
+		}
+	}
+	return t.describe(i), true
+}
+
+// entryLine returns the line that entry n of the table file at path ends
+// on, reading the file again.
+func entryLine(path string, n int) (int, error) {
+	f, err := osfile.OpenRegular(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	tr := NewReader(f)
+	errFound := errors.New("found")
+	i := 0
+	_, err = tr.Each(func(*Entry) error {
+		if i == n {
+			return errFound
+		}
+		i++
+		return nil
+	})
+	if err != errFound {
+		return 0, fmt.Errorf("%s has no entry %d", path, n)
+	}
+	return tr.Line, nil
+}
+
+// Where names the entry of t that assigns key, for an error that must
+// point the operator at it: "file:line: entry n" for an entry of a table
+// file, the Caddyfile line of a map, the file of a compiled table.
+func Where(t Table, key string) (string, bool) {
+	switch t := t.(type) {
+	case *heapTable:
+		return t.where(key)
+	case *layeredTable:
+		if w, ok := t.inline.where(key); ok {
+			return w, true
+		}
+	}
+	return t.SourceOf(key)
 }
 
 func SameAssignment(a, b *Assignment) bool {
@@ -286,8 +351,12 @@ func (b *Builder) loadFile(path string) error {
 
 // SourceName names the handler's own entry e in errors.
 func (e *Entry) SourceName() string {
-	return "the map at " + e.Source
+	return inlineSourcePrefix + e.Source
 }
+
+// inlineSourcePrefix starts the source name of an inline entry whose
+// Caddyfile line is known.
+const inlineSourcePrefix = "the map at "
 
 // bytesPerEntry estimates a table file's size per entry, to size the index
 // before reading it.

@@ -165,6 +165,34 @@ func openBolt(path string) (*boltDB, error) {
 	return &boltDB{db: db, watchers: map[*boltWatcher]struct{}{}}, nil
 }
 
+// OpenReadOnly opens the store file at path for reading only, without
+// Caddy, for tools such as `caddy ark check --store`: it creates and
+// changes nothing. bbolt lets readers share a file but not with a writer:
+// while a Caddy has the file open it waits, at most a few seconds, and
+// fails. close releases the file.
+func OpenReadOnly(path string) (s store.Store, close func() error, err error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout, ReadOnly: true})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, nil, fmt.Errorf("%s: a running Caddy holds the file (waited %v): check through its API instead: %w", path, boltOpenTimeout, err)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketBindings) == nil {
+			return errors.New("not a store file: it has no bindings")
+		}
+		return nil
+	}); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &boltDB{db: db, watchers: map[*boltWatcher]struct{}{}}, db.Close, nil
+}
+
 // Destruct closes the file once no config uses it.
 func (b *boltDB) Destruct() error { return b.db.Close() }
 
