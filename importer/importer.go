@@ -209,6 +209,7 @@ func skipBOM(r io.Reader) io.Reader {
 	return br
 }
 
+// String summarises the conversion for the command's output.
 func (s Stats) String() string {
 	msg := count(s.entries, "identifier")
 	if s.dups > 0 {

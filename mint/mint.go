@@ -78,6 +78,8 @@ func Compile(ms []Minter) (Minters, error) {
 	return out, nil
 }
 
+// Compile checks the minter's shoulder and template and returns it ready
+// to mint.
 func (m *Minter) Compile() (*Compiled, error) {
 	naan, shoulder, err := normalize.ParsePrefix(m.Shoulder)
 	if err != nil {
@@ -128,10 +130,11 @@ func (m *Compiled) Key(n uint64) string {
 	return "ark:" + m.naan + "/" + name
 }
 
-// Bounded reports whether the minter's names are finite, and then size
-// is how many there are.
+// Bounded reports whether the minter's names are finite.
 func (m *Compiled) Bounded() bool { return m.tmpl.bounded() }
-func (m *Compiled) Size() uint64  { return m.tmpl.size }
+
+// Size returns how many names a bounded minter has.
+func (m *Compiled) Size() uint64 { return m.tmpl.size }
 
 // Counter and issued name the minter's counters in the store: the next
 // sequence number, and (random templates) how many names it has issued.

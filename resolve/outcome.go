@@ -22,6 +22,7 @@ const (
 
 var outcomeNames = [NumOutcomes]string{"in_place", "redirect", "related", "gone", "not_found", "invalid", "too_long", "foreign", "metadata", "missing_target", "unavailable"}
 
+// String returns the outcome's name, as metrics and logs show it.
 func (o Outcome) String() string { return outcomeNames[o] }
 
 // outcomeOf names the answer that a status gives.

@@ -135,6 +135,7 @@ var errLeavesOrigin = errors.New("the target built from the request would leave 
 // "%" that starts no percent-encoding.
 var errNotURL = errors.New("the target built from the request is not a valid URL")
 
+// Compile checks the template and returns it ready to match and expand.
 func (t Template) Compile() (CompiledTemplate, error) {
 	naan, shoulder, err := normalize.ParsePrefix(t.Prefix)
 	if err != nil {

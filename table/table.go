@@ -162,6 +162,8 @@ type Builder struct {
 	t *heapTable
 }
 
+// NewBuilder returns a builder of an in-memory table sized for about
+// sizeHint entries.
 func NewBuilder(sizeHint int) *Builder {
 	return &Builder{t: newTable(sizeHint)}
 }
@@ -316,6 +318,8 @@ func Where(t Table, key string) (string, bool) {
 	return t.SourceOf(key)
 }
 
+// SameAssignment reports whether a and b assign the same: target, status,
+// passthrough and metadata.
 func SameAssignment(a, b *Assignment) bool {
 	return a.Target == b.Target && a.Status == b.Status && a.Passthrough == b.Passthrough && maps.Equal(a.Meta, b.Meta)
 }

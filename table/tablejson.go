@@ -24,6 +24,7 @@ type Reader struct {
 	scratch  []byte // the last string read
 }
 
+// NewReader returns a streaming reader of the table file r.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{r: r, buf: make([]byte, 1<<16), Line: 1}
 }

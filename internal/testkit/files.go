@@ -7,6 +7,8 @@ import (
 	"testing"
 )
 
+// WriteFile writes content to a new file name in a temporary directory
+// of t and returns its path.
 func WriteFile(t *testing.T, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)

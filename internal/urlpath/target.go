@@ -78,6 +78,9 @@ func PercentEncode(s string, unsafe func(rune) bool) string {
 	return b.String()
 }
 
+// UnsafeInQuery reports whether byte c may not stand as it is in a query
+// of a Location header or a URL: controls, space, non-ASCII and the
+// characters RFC 3986 excludes.
 func UnsafeInQuery(c rune) bool {
 	return c <= ' ' || c >= 0x7f || strings.ContainsRune("\"<>\\`{|}^", c)
 }
