@@ -335,19 +335,33 @@ func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 		return nil, refuse(http.StatusBadRequest, "%s: reason longer than %d bytes", key, table.MaxMetaValueBytes)
 	}
 	wr := &store.Write{Binding: store.Binding{Key: key, Status: http.StatusGone, Passthrough: true, Reason: reason}, By: c.key.name}
+	cur, err := c.current(key)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		wr.Create = true
+		return wr, nil
+	}
+	wr.Binding.Target, wr.Binding.Passthrough, wr.Binding.Meta = cur.Target, cur.Passthrough, cur.Meta
+	wr.IfVersion = cur.Version
+	return wr, nil
+}
+
+// current reads the binding of key for a change: nil when there is none
+// (the change creates it); a withdrawn identifier is refused, 409, since it
+// never changes again.
+func (c *apiCall) current(key string) (*store.Binding, error) {
 	cur, _, err := c.store.Get(c.r.Context(), key)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		wr.Create = true
+		return nil, nil
 	case err != nil:
 		return nil, storeError(key, err)
 	case cur.Status == http.StatusGone:
 		return nil, refuse(http.StatusConflict, "%s: %v", key, store.ErrWithdrawn)
-	default:
-		wr.Binding.Target, wr.Binding.Passthrough, wr.Binding.Meta = cur.Target, cur.Passthrough, cur.Meta
-		wr.IfVersion = cur.Version
 	}
-	return wr, nil
+	return cur, nil
 }
 
 // readJSON reads the request body, at most maxBindBody bytes, into v.

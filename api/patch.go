@@ -67,14 +67,13 @@ func (c *apiCall) patch(raw string) error {
 func (c *apiCall) patchOnce(key string, p *bindPatch) (*store.Binding, error) {
 	wr := store.Write{By: c.key.name}
 	var req BindRequest
-	cur, _, err := c.store.Get(c.r.Context(), key)
+	cur, err := c.current(key)
+	if err != nil {
+		return nil, err
+	}
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case cur == nil:
 		wr.Create = true
-	case err != nil:
-		return nil, storeError(key, err)
-	case cur.Status == http.StatusGone:
-		return nil, refuse(http.StatusConflict, "%s: %v", key, store.ErrWithdrawn)
 	case cur.Status == 0:
 		// Minted, not bound: nothing to keep.
 		wr.IfVersion = cur.Version
