@@ -3,6 +3,12 @@
 // normalized, so every equivalent spelling of an identifier reaches the same
 // content, and mapped through a table to content served in place or to a
 // temporary redirect.
+//
+// This package is the Caddy module http.handlers.ark and only that: its
+// configuration, Caddyfile, provisioning, table sharing and watching, the
+// resolution cache and the request path. What it composes lives in packages
+// of their own (normalize, table, store, resolve, info, api, cli, …; see the
+// README's Architecture), none of which imports this one; only cmd/ does.
 package ark
 
 import (
