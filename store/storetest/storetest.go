@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -492,6 +493,21 @@ func Bindings(n int) func() (*store.Binding, error) {
 			return nil, io.EOF
 		}
 		k := Key(i)
+		i++
+		return &store.Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
+	}
+}
+
+// Shuffled feeds Import the n redirect bindings of Bindings in a random
+// order, the same for the same seed.
+func Shuffled(n int, seed uint64) func() (*store.Binding, error) {
+	perm := rand.New(rand.NewPCG(seed, seed)).Perm(n)
+	i := 0
+	return func() (*store.Binding, error) {
+		if i == n {
+			return nil, io.EOF
+		}
+		k := Key(perm[i])
 		i++
 		return &store.Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
 	}
