@@ -214,6 +214,7 @@ func OpenReadOnly(path string) (s store.Store, close func() error, err error) {
 	}
 	return &boltDB{db: db, watchers: map[*boltWatcher]struct{}{}}, db.Close, nil
 }
+
 // Destruct closes the file once no config uses it. An import still
 // staging stops and is dropped; the merger stops between two of its
 // transactions and goes on when the file is opened again.
