@@ -195,6 +195,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	var err error
 	if h.API != nil {
+		h.API.StopWithServer(ctx)
 		if err := h.API.Provision(); err != nil {
 			return err
 		}
@@ -320,6 +321,9 @@ func checkForeign(foreign string) error {
 // be given back at once (see returnMemory) instead of when Caddy lets go
 // of the old config.
 func (h *Handler) Cleanup() error {
+	if h.API != nil {
+		h.API.Stop()
+	}
 	h.stopWatching()
 	h.closeStore()
 	h.leaveMetrics()

@@ -28,6 +28,7 @@ import (
 //	go test -run '^$' -bench 'BenchmarkStores(Lookup|Bind|Mint)' -benchtime 2000x .
 //	go test -run '^$' -bench 'BenchmarkStoresImport' -benchtime 1x .
 //	ARK_BENCH_IMPORT_ROWS=10000000 go test -run '^$' -bench 'BenchmarkStoresImport/postgres' -benchtime 1x -timeout 1h .
+//	ARK_BENCH_IMPORT_ROWS=1000000 ARK_BENCH_IMPORT_ORDER=random go test -run '^$' -bench 'BenchmarkStoresImport/bolt' -benchtime 1x .
 
 // benchStores calls fn once per backend, with a function that opens a
 // new, empty store of that backend.
@@ -49,7 +50,8 @@ func benchStores(b *testing.B, fn func(b *testing.B, open func() store.Store)) {
 }
 
 // BenchmarkStoresImport imports ARK_BENCH_IMPORT_ROWS bindings (default
-// 100000) into an empty store per iteration.
+// 100000) into an empty store per iteration, in key order, or in a random
+// order with ARK_BENCH_IMPORT_ORDER=random.
 func BenchmarkStoresImport(b *testing.B) {
 	rows := 100000
 	if v := os.Getenv("ARK_BENCH_IMPORT_ROWS"); v != "" {
@@ -65,7 +67,11 @@ func BenchmarkStoresImport(b *testing.B) {
 			s := open()
 			b.StartTimer()
 			start := time.Now()
-			n, err := s.Import(context.Background(), storetest.Bindings(rows), "bench")
+			next := storetest.Bindings(rows)
+			if os.Getenv("ARK_BENCH_IMPORT_ORDER") == "random" {
+				next = storetest.Shuffled(rows, 1)
+			}
+			n, err := s.Import(context.Background(), next, "bench")
 			total += time.Since(start)
 			if err != nil || n != rows {
 				b.Fatalf("import: %d, %v", n, err)

@@ -40,6 +40,11 @@ type API struct {
 	InPlace []string `json:"in_place,omitempty"`
 
 	keys map[string]*apiKey // by the SHA-256 hash of the key
+
+	// Done when the server begins to shut down (a stop or a reload) or
+	// the handler is cleaned up: long requests such as an import stop.
+	stopping context.Context
+	stop     context.CancelFunc
 }
 
 // defaultMaxBody is the default max_body.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 )
 
@@ -97,46 +100,87 @@ func exportEntry(b *store.Binding) table.Entry {
 	return e
 }
 
+// StopWithServer makes long requests, such as an import, stop when the
+// server that runs the handler begins to shut down (a stop or a reload)
+// or Stop is called: Caddy waits for running requests, and an import
+// abandoned there keeps nothing. The handler calls it when it provisions.
+func (a *API) StopWithServer(ctx caddy.Context) {
+	a.stopping, a.stop = context.WithCancel(context.Background())
+	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+		srv.RegisterOnShutdown(a.stop)
+	}
+}
+
+// Stop stops the long requests running, when the handler is cleaned up.
+func (a *API) Stop() {
+	if a.stop != nil {
+		a.stop()
+	}
+}
+
 // importTable answers POST import: a table file into the store, all of it
-// or, at the first entry refused, none of it.
+// or, at the first entry refused, none of it. The body is read as the
+// store takes it, so memory does not grow with its size; a client that
+// goes away, or a server that stops, ends it with nothing kept.
 func (c *apiCall) importTable() error {
 	limit := c.a.maxBody()
 	if c.r.ContentLength > limit {
 		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
 	}
-	var bs []*store.Binding
+	ctx, cancel := context.WithCancel(c.r.Context())
+	defer cancel()
+	if c.a.stopping != nil {
+		defer context.AfterFunc(c.a.stopping, cancel)()
+	}
 	tr := table.NewReader(http.MaxBytesReader(c.w, c.r.Body, limit))
-	_, err := tr.Each(func(e *table.Entry) error {
-		b, err := c.importBinding(e)
-		if err != nil {
-			return err
+	read := make(chan *store.Binding, 256)
+	var readErr error // valid once read is closed
+	go func() {
+		defer close(read)
+		_, readErr = tr.Each(func(e *table.Entry) error {
+			b, err := c.importBinding(e)
+			if err != nil {
+				return err
+			}
+			select {
+			case read <- b:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	entries, inputErr := 0, error(nil)
+	n, err := c.store.Import(ctx, func() (*store.Binding, error) {
+		b, ok := <-read
+		switch {
+		case ok:
+			entries++
+			return b, nil
+		case readErr != nil:
+			inputErr = readErr
+			return nil, readErr
 		}
-		bs = append(bs, b)
-		return nil
-	})
-	if err != nil {
+		return nil, io.EOF
+	}, c.key.name)
+	cancel()
+	for range read { // the reader has stopped once read is closed
+	}
+	if inputErr != nil {
 		var tooLarge *http.MaxBytesError
 		var ae *apiError
 		switch {
-		case errors.As(err, &tooLarge):
+		case errors.As(inputErr, &tooLarge):
 			return c.fail(refuse(http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, %s", formatBytes(limit)))
-		case errors.As(err, &ae):
-			return c.fail(refuse(ae.status, "line %d: entry %d: %s", tr.Line, len(bs), ae.msg))
+		case errors.As(inputErr, &ae):
+			return c.fail(refuse(ae.status, "line %d: entry %d: %s", tr.Line, entries, ae.msg))
 		}
-		return c.fail(refuse(http.StatusBadRequest, "line %d: %v", tr.Line, err))
+		return c.fail(refuse(http.StatusBadRequest, "line %d: %v", tr.Line, inputErr))
 	}
-	i := 0
-	n, err := c.store.Import(c.r.Context(), func() (*store.Binding, error) {
-		if i == len(bs) {
-			return nil, io.EOF
-		}
-		i++
-		return bs[i-1], nil
-	}, c.key.name)
 	if err != nil {
 		return c.fail(storeError("", err))
 	}
-	return writeJSON(c.w, http.StatusOK, map[string]any{"entries": len(bs), "imported": n})
+	return writeJSON(c.w, http.StatusOK, map[string]any{"entries": entries, "imported": n})
 }
 
 // importBinding checks one entry of an imported table.

@@ -60,7 +60,10 @@ type Store interface {
 	// the batch, is skipped; one bound differently fails the import with
 	// an *ImportError naming the input's position and wrapping
 	// ErrConflict, and nothing of the batch is kept. An error from next
-	// fails the import the same way, keeping nothing.
+	// fails the import the same way, keeping nothing, and so does ctx
+	// done before Import returns (ctx.Err()): a client that goes away, a
+	// server that stops. Readers see all of the batch or none of it, and
+	// writers are not kept waiting while next reads a slow input.
 	Import(ctx context.Context, next func() (*Binding, error), by string) (int, error)
 
 	// Watch calls changed with the keys of changes as the backend learns

@@ -5,7 +5,8 @@
 //	fill: binds -n identifiers ark:12345/b<i> in one streamed bulk request
 //	      and writes them to -keys, for bench/wrk/arks.lua
 //	import: binds -n identifiers ark:12345/u<i> in one POST import (the
-//	      store's bulk load) and writes them to -keys
+//	      store's bulk load), in order or with -order random in a random
+//	      order, and writes them to -keys
 //	bind: -n sequential PUTs of new identifiers; latency percentiles
 //	mint: -n names minted -per a request from -c concurrent clients;
 //	      names/s, and a check that no name was handed out twice
@@ -22,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
@@ -39,6 +41,7 @@ func main() {
 	shoulder := flag.String("shoulder", "ark:12345/m1", "the shoulder to mint under")
 	keys := flag.String("keys", "", "where fill and import write the bound identifiers")
 	prefix := flag.String("prefix", "ark:12345/p", "what bind puts before its counter")
+	order := flag.String("order", "", "import: \"random\" for the identifiers in a random order")
 	flag.Parse()
 	c := &client{api: strings.TrimSuffix(*api, "/"), key: os.Getenv("ARK_API_KEY"), http: &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: *conc}}}
 	var err error
@@ -46,7 +49,7 @@ func main() {
 	case "fill":
 		err = c.fill(*n, *keys)
 	case "import":
-		err = c.importTable(*n, *keys)
+		err = c.importTable(*n, *keys, *order == "random")
 	case "bind":
 		err = c.bind(*n, *prefix)
 	case "mint":
@@ -97,16 +100,23 @@ func streamed(write func(w *bufio.Writer)) io.Reader {
 
 // importTable binds n identifiers, ark:12345/u0 and on, in one POST
 // import (the store's bulk load, much faster than bulk's one write a line),
-// and writes them to keys.
-func (c *client) importTable(n int, keys string) error {
+// and writes them to keys; with random, in a random order.
+func (c *client) importTable(n int, keys string, random bool) error {
 	out, err := os.Create(keys)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
 	table := streamed(func(w *bufio.Writer) {
+		ids := make([]int, n)
+		for i := range ids {
+			ids[i] = i
+		}
+		if random {
+			rand.New(rand.NewPCG(1, 2)).Shuffle(n, func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+		}
 		sep := `{"entries": [`
-		for i := range n {
+		for _, i := range ids {
 			fmt.Fprintf(w, "%s\n"+`{"id":"ark:12345/u%d","target":"https://repo.example.org/u/%d"}`, sep, i, i)
 			sep = ","
 		}

@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap"
 )
 
 func init() {
@@ -36,6 +37,9 @@ var (
 	bucketHistory  = []byte("history")  // sequence (8 bytes, big-endian) → Change (JSON)
 	bucketKeyHist  = []byte("keyhist")  // key, 0, sequence → nothing: each key's history
 	bucketCounters = []byte("counters") // name → value (8 bytes, big-endian)
+	bucketStaged   = []byte("staged")   // import id (8 bytes) → bucket: key → input index (8 bytes), Binding (JSON)
+	bucketImports  = []byte("imports")  // import id → 1: the staged imports that are committed, until merged
+	bucketRuns     = []byte("runs")     // import id → bucket: run (4 bytes), key → as in bucketStaged
 )
 
 // boltOpenTimeout is how long opening a store file waits for another
@@ -127,6 +131,13 @@ type boltDB struct {
 	db       *bolt.DB
 	mu       sync.Mutex
 	watchers map[*boltWatcher]struct{}
+	staging  map[*importRun]struct{} // the imports staging, under mu
+
+	closing context.Context    // done once Destruct begins: imports stop
+	close   context.CancelFunc // makes closing done
+	kick    chan struct{}      // wakes the merger (buffered, 1)
+	merged  chan struct{}      // closed when the merger has stopped
+	logger  *zap.Logger
 }
 
 // boltWatcher is one Watch call.
@@ -151,18 +162,29 @@ func openBolt(path string) (*boltDB, error) {
 	// and one fsync; a lone write waits at most this long for company.
 	db.MaxBatchDelay = time.Millisecond
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters} {
+		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters, bucketStaged, bucketImports, bucketRuns} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
 		}
-		return nil
+		return dropUncommitted(tx)
 	})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &boltDB{db: db, watchers: map[*boltWatcher]struct{}{}}, nil
+	b := &boltDB{
+		db:       db,
+		watchers: map[*boltWatcher]struct{}{},
+		staging:  map[*importRun]struct{}{},
+		kick:     make(chan struct{}, 1),
+		merged:   make(chan struct{}),
+		logger:   caddy.Log().Named("ark.stores.bolt"),
+	}
+	b.closing, b.close = context.WithCancel(context.Background())
+	go b.mergeLoop()
+	b.kickMerger() // an import committed before the process stopped
+	return b, nil
 }
 
 // OpenReadOnly opens the store file at path for reading only, without
@@ -193,16 +215,59 @@ func OpenReadOnly(path string) (s store.Store, close func() error, err error) {
 	return &boltDB{db: db, watchers: map[*boltWatcher]struct{}{}}, db.Close, nil
 }
 
-// Destruct closes the file once no config uses it.
-func (b *boltDB) Destruct() error { return b.db.Close() }
+// Destruct closes the file once no config uses it. An import still
+// staging stops and is dropped; the merger stops between two of its
+// transactions and goes on when the file is opened again.
+func (b *boltDB) Destruct() error {
+	b.close()
+	<-b.merged
+	return b.db.Close()
+}
+
+// view is what a transaction sees of the bindings: the bindings bucket
+// and the staged buckets of committed imports that the merger has not
+// emptied yet. A key is in one of them at most.
+type view struct {
+	bindings *bolt.Bucket
+	merging  []*bolt.Bucket
+}
+
+func openView(tx *bolt.Tx) view {
+	v := view{bindings: tx.Bucket(bucketBindings)}
+	staged, marks := tx.Bucket(bucketStaged), tx.Bucket(bucketImports)
+	if marks == nil {
+		return v // a file opened read-only that no import of this version has written
+	}
+	c := marks.Cursor()
+	for id, _ := c.First(); id != nil; id, _ = c.Next() {
+		if bk := staged.Bucket(id); bk != nil {
+			v.merging = append(v.merging, bk)
+		}
+	}
+	return v
+}
+
+// get returns the binding of key as stored, nil for none, and the staged
+// bucket that holds it, nil when it is in the bindings bucket.
+func (v view) get(key []byte) ([]byte, *bolt.Bucket) {
+	if val := v.bindings.Get(key); val != nil {
+		return val, nil
+	}
+	for _, bk := range v.merging {
+		if rec := bk.Get(key); rec != nil {
+			return rec[8:], bk
+		}
+	}
+	return nil, nil
+}
 
 // Lookup implements Store.
 func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*store.Binding, error) {
 	out := make([]*store.Binding, len(keys))
 	err := b.db.View(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketBindings)
+		bv := openView(tx)
 		for i, k := range keys {
-			if v := bk.Get([]byte(k)); v != nil {
+			if v, _ := bv.get([]byte(k)); v != nil {
 				var err error
 				if out[i], err = decodeBinding(v); err != nil {
 					return err
@@ -214,11 +279,29 @@ func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*store.Binding, err
 	return out, err
 }
 
-// Get implements Store.
+// Get implements Store. A binding that an import has committed but the
+// merger has not moved yet is moved first, so that it has its history.
 func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Change, error) {
 	var cur *store.Binding
 	var hist []store.Change
+	var staged bool
 	err := b.db.View(func(tx *bolt.Tx) error {
+		_, bk := openView(tx).get([]byte(key))
+		staged = bk != nil
+		return nil
+	})
+	if err == nil && staged {
+		err = b.db.Update(func(tx *bolt.Tx) error {
+			if v, bk := openView(tx).get([]byte(key)); bk != nil {
+				return promote(tx, bk, []byte(key), v)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	err = b.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketBindings).Get([]byte(key))
 		if v == nil {
 			return store.ErrNotFound
@@ -249,9 +332,15 @@ func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Cha
 func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error) {
 	var stored *store.Binding
 	err := b.db.Batch(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketBindings)
+		key := []byte(w.Binding.Key)
+		v, staged := openView(tx).get(key)
+		if staged != nil {
+			if err := promote(tx, staged, key, v); err != nil {
+				return err
+			}
+		}
 		var cur *store.Binding
-		if v := bk.Get([]byte(w.Binding.Key)); v != nil {
+		if v != nil {
 			var err error
 			if cur, err = decodeBinding(v); err != nil {
 				return err
@@ -264,7 +353,9 @@ func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error)
 			return store.ErrPrecondition
 		}
 		var err error
-		stored, err = putBinding(tx, cur, w.Binding, w.By)
+		if stored, err = putBinding(tx, cur, w.Binding, w.By); err == nil {
+			b.touch(w.Binding.Key)
+		}
 		return err
 	})
 	if err != nil {
@@ -279,14 +370,15 @@ func (b *boltDB) Reserve(_ context.Context, bs []store.Binding, by string) ([]bo
 	var stored []bool
 	err := b.db.Batch(func(tx *bolt.Tx) error {
 		stored = make([]bool, len(bs)) // Batch may run this more than once
-		bk := tx.Bucket(bucketBindings)
+		bv := openView(tx)
 		for i := range bs {
-			if bk.Get([]byte(bs[i].Key)) != nil {
+			if v, _ := bv.get([]byte(bs[i].Key)); v != nil {
 				continue
 			}
 			if _, err := putBinding(tx, nil, bs[i], by); err != nil {
 				return err
 			}
+			b.touch(bs[i].Key)
 			stored[i] = true
 		}
 		return nil
@@ -364,69 +456,44 @@ func (b *boltDB) Each(ctx context.Context, fn func(*store.Binding) error) error 
 // returns when more may follow, nil at the end.
 func (b *boltDB) batchAfter(after []byte) (batch []*store.Binding, last []byte, err error) {
 	err = b.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketBindings).Cursor()
-		k, v := c.First()
-		if after != nil {
-			if k, v = c.Seek(after); bytes.Equal(k, after) {
-				k, v = c.Next()
+		bv := openView(tx)
+		// Up to a batch and one from each bucket, merged in key order:
+		// fewer than a batch in all means every bucket is at its end.
+		var kvs [][2][]byte
+		for i, bk := range append([]*bolt.Bucket{bv.bindings}, bv.merging...) {
+			c := bk.Cursor()
+			k, v := c.First()
+			if after != nil {
+				if k, v = c.Seek(after); bytes.Equal(k, after) {
+					k, v = c.Next()
+				}
+			}
+			for n := 0; k != nil && n <= store.EachBatchCount; k, v = c.Next() {
+				if i > 0 {
+					v = v[8:] // a staged record's input index
+				}
+				kvs = append(kvs, [2][]byte{k, v})
+				n++
 			}
 		}
-		size, prev := 0, []byte(nil)
-		for ; k != nil; k, v = c.Next() {
-			if len(batch) == store.EachBatchCount || size >= store.EachBatchBytes {
-				last = bytes.Clone(prev) // k is the transaction's, valid only inside it
+		if len(bv.merging) > 0 {
+			slices.SortFunc(kvs, func(a, b [2][]byte) int { return bytes.Compare(a[0], b[0]) })
+		}
+		size := 0
+		for i, kv := range kvs {
+			if i == store.EachBatchCount || size >= store.EachBatchBytes {
+				last = bytes.Clone(kvs[i-1][0]) // keys are the transaction's, valid only inside it
 				return nil
 			}
-			bd, err := decodeBinding(v)
+			bd, err := decodeBinding(kv[1])
 			if err != nil {
 				return err
 			}
-			batch, size, prev = append(batch, bd), size+len(v), k
+			batch, size = append(batch, bd), size+len(kv[1])
 		}
 		return nil
 	})
 	return batch, last, err
-}
-
-// Import implements Store.
-func (b *boltDB) Import(_ context.Context, next func() (*store.Binding, error), by string) (int, error) {
-	var keys []string
-	err := b.db.Update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketBindings)
-		for i := 0; ; i++ {
-			in, err := next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if v := bk.Get([]byte(in.Key)); v != nil {
-				cur, err := decodeBinding(v)
-				if err != nil {
-					return err
-				}
-				if !sameBound(cur, in) {
-					return &store.ImportError{Index: i, Key: in.Key, Err: store.ErrConflict}
-				}
-				continue
-			}
-			if _, err := putBinding(tx, nil, *in, by); err != nil {
-				return err
-			}
-			keys = append(keys, in.Key)
-		}
-	})
-	if err != nil {
-		return 0, err
-	}
-	switch {
-	case len(keys) > importNotifyMax:
-		b.notify(nil)
-	case len(keys) > 0:
-		b.notify(keys)
-	}
-	return len(keys), nil
 }
 
 // Watch implements Store: a file on this machine changes only through
@@ -469,23 +536,29 @@ func putBinding(tx *bolt.Tx, cur *store.Binding, nb store.Binding, by string) (*
 	if err != nil {
 		return nil, err
 	}
+	return &nb, record(tx, cur, &nb, v)
+}
+
+// record stores v, nb encoded, as the binding of nb's key, replacing cur
+// (nil for a new key), and adds its history record.
+func record(tx *bolt.Tx, cur, nb *store.Binding, v []byte) error {
 	if err := tx.Bucket(bucketBindings).Put([]byte(nb.Key), v); err != nil {
-		return nil, err
+		return err
 	}
 	records := tx.Bucket(bucketHistory)
 	seq, err := records.NextSequence()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rec, err := json.Marshal(&store.Change{Seq: seq, Time: nb.Updated, Key: nb.Key, By: by, Old: cur, New: &nb})
+	rec, err := json.Marshal(&store.Change{Seq: seq, Time: nb.Updated, Key: nb.Key, By: nb.By, Old: cur, New: nb})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	seqKey := be.BigEndian.AppendUint64(nil, seq)
 	if err := records.Put(seqKey, rec); err != nil {
-		return nil, err
+		return err
 	}
-	return &nb, tx.Bucket(bucketKeyHist).Put(append(append([]byte(nb.Key), 0), seqKey...), nil)
+	return tx.Bucket(bucketKeyHist).Put(append([]byte(nb.Key), append([]byte{0}, seqKey...)...), nil)
 }
 
 func decodeBinding(v []byte) (*store.Binding, error) {

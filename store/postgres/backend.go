@@ -31,6 +31,11 @@ type Backend struct {
 	up atomic.Int32
 
 	watch pgWatch
+
+	// Done once Destruct begins: imports stop, so that closing the pool
+	// does not wait for them.
+	closing context.Context
+	close   context.CancelFunc
 }
 
 // Open opens the PostgreSQL store at dsn, under schema (default
@@ -61,6 +66,7 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 		return nil, fmt.Errorf("store postgres: %v", err)
 	}
 	b := &Backend{pool: pool, schema: schema, timeout: timeout, logger: logger}
+	b.closing, b.close = context.WithCancel(context.Background())
 	b.up.Store(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
 	defer cancel()
@@ -75,6 +81,7 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 // Destruct implements caddy.Destructor: it stops the listener and closes
 // the connections once no config uses the store.
 func (b *Backend) Destruct() error {
+	b.close()
 	b.watch.stop()
 	b.pool.Close()
 	return nil

@@ -15,8 +15,12 @@ import (
 // earlier in the input, and otherwise adds the new ones with their history
 // records, all in one transaction. It holds a lock that keeps other
 // writers out (lookups go on) while it checks and adds. It is not bounded
-// by the store's timeout.
+// by the store's timeout, but stops, rolling back, when ctx is done or the
+// store closes.
 func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(b.closing, cancel)()
 	if err := b.ready(ctx); err != nil {
 		return 0, err
 	}

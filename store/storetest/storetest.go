@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -377,6 +378,60 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testi
 		}
 	})
 
+	t.Run("Import stops when its context is done, keeping nothing", func(t *testing.T) {
+		s := open(t)
+		ictx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		feed, n := Shuffled(3000, 7), 0
+		_, err := s.Import(ictx, func() (*store.Binding, error) {
+			if n++; n == 2000 {
+				cancel() // as a client that goes away mid-body
+			}
+			return feed()
+		}, "importer")
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("a cancelled import: %v, want context.Canceled", err)
+		}
+		kept := 0
+		_ = s.Each(ctx, func(*store.Binding) error { kept++; return nil })
+		if kept != 0 {
+			t.Errorf("a cancelled import kept %d bindings", kept)
+		}
+		MustApply(t, s, store.Write{Binding: bind(Key(0), "/after"), Create: true, By: "k"})
+	})
+
+	t.Run("Import in random order reads back whole, and its bindings change as others do", func(t *testing.T) {
+		s := open(t)
+		const n = 3*store.EachBatchCount + 11
+		next := Shuffled(n, 3)
+		repeat := &store.Binding{Key: Key(5), Target: "https://repo.example.org/" + Key(5)[len("ark:12345/"):], Status: 302}
+		i := 0
+		added, err := s.Import(ctx, func() (*store.Binding, error) {
+			if i++; i == n/2 {
+				return repeat, nil // a repeat, bound the same way: skipped
+			}
+			return next()
+		}, "importer")
+		if err != nil || added != n {
+			t.Fatalf("Import = %d, %v; want %d", added, err, n)
+		}
+		var seen []string
+		if err := s.Each(ctx, func(b *store.Binding) error { seen = append(seen, b.Key); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != n || !sort.StringsAreSorted(seen) {
+			t.Errorf("Each after the import: %d bindings (sorted %v), want %d", len(seen), sort.StringsAreSorted(seen), n)
+		}
+		b := MustApply(t, s, store.Write{Binding: bind(Key(7), "/changed"), IfVersion: 1, By: "k"})
+		_, hist, err := s.Get(ctx, Key(7))
+		if err != nil || b.Version != 2 || len(hist) != 2 || hist[0].By != "importer" || hist[1].Old == nil {
+			t.Errorf("an imported binding changed: version %d, history %+v, %v", b.Version, hist, err)
+		}
+		if stored, err := s.Reserve(ctx, []store.Binding{{Key: Key(9)}}, "k"); err != nil || stored[0] {
+			t.Errorf("Reserve of an imported key: %v, %v; want it taken", stored, err)
+		}
+	})
+
 	t.Run("Watch hears of its own writes before they return", func(t *testing.T) {
 		s := open(t)
 		var mu sync.Mutex
@@ -492,6 +547,21 @@ func Bindings(n int) func() (*store.Binding, error) {
 			return nil, io.EOF
 		}
 		k := Key(i)
+		i++
+		return &store.Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
+	}
+}
+
+// Shuffled feeds Import the n redirect bindings of Bindings in a random
+// order, the same for the same seed.
+func Shuffled(n int, seed uint64) func() (*store.Binding, error) {
+	perm := rand.New(rand.NewPCG(seed, seed)).Perm(n)
+	i := 0
+	return func() (*store.Binding, error) {
+		if i == n {
+			return nil, io.EOF
+		}
+		k := Key(perm[i])
 		i++
 		return &store.Binding{Key: k, Target: "https://repo.example.org/" + k[len("ark:12345/"):], Status: 302}, nil
 	}
