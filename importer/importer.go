@@ -221,8 +221,10 @@ func (s Stats) String() string {
 	return msg
 }
 
-// Guess picks the format from the file name's extension, else
-// from the first line that is not blank or a comment.
+// Guess picks the format from the file name's extension, else from the
+// first line that is not blank or a comment. A line ending in ";" is an
+// nginx map line, whatever the extension: the file a map block includes
+// (include arks.map;) is often named .map, as RewriteMap files are.
 func Guess(path string, br *bufio.Reader) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
@@ -231,8 +233,6 @@ func Guess(path string, br *bufio.Reader) string {
 		return "tsv"
 	case ".conf", ".nginx":
 		return "nginx"
-	case ".txt", ".map":
-		return "rewritemap"
 	}
 	head, _ := br.Peek(64 << 10)
 	text := strings.TrimPrefix(string(head), "\uFEFF")
@@ -240,9 +240,17 @@ func Guess(path string, br *bufio.Reader) string {
 		return "nginx"
 	}
 	for line := range strings.Lines(text) {
+		line, _, _ = strings.Cut(line, "#")
 		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
+		switch {
+		case line == "":
 			continue
+		case strings.HasSuffix(line, ";"):
+			return "nginx"
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".txt", ".map":
+			return "rewritemap"
 		}
 		switch {
 		case strings.Contains(line, "\t"):

@@ -17,7 +17,10 @@ import (
 //	}
 //
 // wherever they are (the whole nginx.conf may be given); everything else is
-// left alone. Each "key value;" line is an entry.
+// left alone. Each "key value;" line is an entry. A file of such lines
+// alone, as a map block includes them (include arks.map;), is read as the
+// inside of a map block: it is one when its first statement is a map line
+// (see mapLine).
 
 // nginxMapStart finds the start of a map block, for format detection.
 var nginxMapStart = regexp.MustCompile(`(?m)(^|[\s;{}])map\s+\S+\s+\S+\s*\{`)
@@ -25,9 +28,10 @@ var nginxMapStart = regexp.MustCompile(`(?m)(^|[\s;{}])map\s+\S+\s+\S+\s*\{`)
 // nginxToken is a word of an nginx configuration, or one of ";", "{", "}"
 // (punct is then that byte; 0 for a word).
 type nginxToken struct {
-	text  string
-	line  int
-	punct byte
+	text   string
+	line   int
+	punct  byte
+	quoted bool
 }
 
 // nginxLexer splits an nginx configuration into tokens, streaming.
@@ -55,7 +59,9 @@ func (lx *nginxLexer) next() (nginxToken, error) {
 		case ';', '{', '}':
 			return nginxToken{text: string(c), line: lx.line, punct: c}, nil
 		case '"', '\'':
-			return lx.quoted(c)
+			tok, err := lx.quoted(c)
+			tok.quoted = true
+			return tok, err
 		default:
 			lx.br.UnreadByte()
 			return lx.word()
@@ -77,24 +83,42 @@ func (lx *nginxLexer) quoted(q byte) (nginxToken, error) {
 		case c == q:
 			tok.text = b.String()
 			return tok, nil
+		case c == '\n':
+			lx.line++
 		case c == '\\':
 			next, err := lx.br.ReadByte()
 			if err != nil {
 				continue
 			}
-			if next != q && next != '\\' {
-				b.WriteByte(c)
+			if next == '\n' {
+				lx.line++
 			}
-			c = next
-		}
-		if c == '\n' {
-			lx.line++
+			c = unescape(&b, next)
 		}
 		if b.Len() >= MaxLineBytes {
 			return tok, fmt.Errorf("line %d: a quoted string longer than %d bytes", tok.line, MaxLineBytes)
 		}
 		b.WriteByte(c)
 	}
+}
+
+// unescape reads the escape of a backslash followed by next, as nginx
+// does in words and quoted strings: \" \' and \\ stand for the character,
+// \t \r \n for a tab, CR and LF; before any other byte the backslash is
+// kept (written to b). It returns the byte to write.
+func unescape(b *strings.Builder, next byte) byte {
+	switch next {
+	case '"', '\'', '\\':
+	case 't':
+		next = '\t'
+	case 'r':
+		next = '\r'
+	case 'n':
+		next = '\n'
+	default:
+		b.WriteByte('\\')
+	}
+	return next
 }
 
 // word reads a word up to white space, ";", "{" or "}".
@@ -113,6 +137,19 @@ func (lx *nginxLexer) word() (nginxToken, error) {
 			lx.br.UnreadByte()
 			break
 		}
+		if c == '\\' {
+			// The next byte is part of the word, whatever it is.
+			next, err := lx.br.ReadByte()
+			if err != nil && !errors.Is(err, io.EOF) {
+				return tok, err
+			}
+			if err == nil {
+				if next == '\n' {
+					lx.line++
+				}
+				c = unescape(&b, next)
+			}
+		}
 		if b.Len() >= MaxLineBytes {
 			return tok, fmt.Errorf("line %d: a word longer than %d bytes", tok.line, MaxLineBytes)
 		}
@@ -122,27 +159,38 @@ func (lx *nginxLexer) word() (nginxToken, error) {
 	return tok, nil
 }
 
-// readNginxMaps imports every map block of an nginx configuration.
+// readNginxMaps imports every map block of an nginx configuration, or a
+// file of map lines.
 func readNginxMaps(r io.Reader, row func(sourceRow)) error {
 	lx := &nginxLexer{br: bufio.NewReader(r), line: 1}
 	maps, depth := 0, 0
 	var stmt []nginxToken
+	var lines *bool // whether the file is map lines; nil until its first statement says
 	for {
 		tok, err := lx.next()
 		if errors.Is(err, io.EOF) {
 			switch {
 			case depth > 0 || len(stmt) > 0:
 				return fmt.Errorf("line %d: the configuration ends inside a block or a statement", lx.line)
-			case maps == 0:
-				return errors.New(`no map block found: expected "map $var $out { key value; ... }"`)
+			case maps == 0 && (lines == nil || !*lines):
+				return errors.New(`no map block found: expected "map $var $out { key value; ... }", or a file of "key value;" lines as a map block includes`)
 			}
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		switch tok.punct {
-		case '{':
+		if lines == nil && tok.punct != 0 && len(stmt) > 0 {
+			isLines := tok.punct == ';' && depth == 0 && mapLine(stmt)
+			lines = &isLines
+		}
+		switch {
+		case lines != nil && *lines && tok.punct == ';':
+			row(nginxMapRow(stmt))
+			stmt = nil
+		case lines != nil && *lines && tok.punct != 0:
+			return fmt.Errorf("line %d: %q in a file of map lines (its first line is one): expected \"key value;\" lines", tok.line, tok.text)
+		case tok.punct == '{':
 			if len(stmt) > 0 && stmt[0].text == "map" {
 				if len(stmt) != 3 {
 					return fmt.Errorf("line %d: map takes two variables: map $var $out { ... }", stmt[0].line)
@@ -155,17 +203,33 @@ func readNginxMaps(r io.Reader, row func(sourceRow)) error {
 				depth++
 			}
 			stmt = nil
-		case '}':
+		case tok.punct == '}':
 			if depth--; depth < 0 {
 				return fmt.Errorf("line %d: a \"}\" closes no block", tok.line)
 			}
 			stmt = nil
-		case ';':
+		case tok.punct == ';':
 			stmt = nil
 		default:
 			stmt = append(stmt, tok)
 		}
 	}
+}
+
+// mapLine reports whether the first statement of a file makes it a file
+// of map lines: its key is an identifier, a resolver's URL or a path, in
+// quotes, a regular expression (~) or escaped (\), or it is one of the
+// parameters of a map block. No directive of an nginx configuration is
+// written so; include is read as a configuration's.
+func mapLine(stmt []nginxToken) bool {
+	key := stmt[0]
+	switch {
+	case key.quoted || looksLikeID(key.text) || strings.HasPrefix(key.text, "~") || strings.HasPrefix(key.text, `\`):
+		return true
+	case len(stmt) == 1:
+		return key.text == "hostnames" || key.text == "volatile"
+	}
+	return key.text == "default" && len(stmt) == 2
 }
 
 // readNginxMap reads the inside of one map block, up to its "}".
@@ -208,7 +272,7 @@ func nginxMapRow(stmt []nginxToken) sourceRow {
 	case key == "default" && len(stmt) == 2:
 		return sourceRow{line: line, note: "default: ignored: a table has no default; identifiers it does not hold get 404, or go to the foreign resolver"}
 	case key == "include":
-		return sourceRow{line: line, err: errors.New("include: not followed; import the included file on its own")}
+		return sourceRow{line: line, err: errors.New(`include: not followed; import the included file on its own, with --format nginx (a file of "key value;" lines is read as the inside of a map block), and load both tables`)}
 	case len(stmt) != 2:
 		return sourceRow{line: line, err: fmt.Errorf("%s: expected \"key value;\"", count(len(stmt), "word"))}
 	case strings.HasPrefix(key, "~"):
