@@ -99,3 +99,52 @@ func TestImportNginxIncludedMapFile(t *testing.T) {
 		t.Errorf("block in map lines: %v\n%s", err, stderr)
 	}
 }
+
+// EZID's _created and _updated, written as ISO 8601 (EZID's download
+// with timestamps converted), were dropped without a word: only seconds
+// were read, and _updated was left out. Both are kept: _created as
+// allocated (what ?info shows as erc-support's when), _updated as
+// updated; seconds become an RFC 3339 date-time, so that no time of day
+// is lost; a value that is neither is refused with its line.
+func TestImportEZIDDates(t *testing.T) {
+	csv := testkit.WriteFile(t, "ezid.csv", "_id,_target,_status,_created,_updated,erc.who\n"+
+		"ark:/12345/fk3a1,https://repo.example.org/a1,public,2024-05-01T10:20:30Z,2025-01-02T03:04:05Z,Example Museum\n"+
+		"ark:/12345/fk3b2,https://repo.example.org/b2,public,1714558830,1735787045,\n"+
+		"ark:/12345/fk3c3,https://repo.example.org/c3,public,2024-05-01,,\n")
+	out, stderr, err := importTo(t, csv)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	data, _ := os.ReadFile(out)
+	want := `{"entries": [
+	{"id":"ark:12345/fk3a1","target":"https://repo.example.org/a1","meta":{"allocated":"2024-05-01T10:20:30Z","updated":"2025-01-02T03:04:05Z","who":"Example Museum"}},
+	{"id":"ark:12345/fk3b2","target":"https://repo.example.org/b2","meta":{"allocated":"2024-05-01T10:20:30Z","updated":"2025-01-02T03:04:05Z"}},
+	{"id":"ark:12345/fk3c3","target":"https://repo.example.org/c3","meta":{"allocated":"2024-05-01"}}
+]}
+`
+	if string(data) != want {
+		t.Errorf("table:\n%s\nwant:\n%s", data, want)
+	}
+	s := startSite(t, `
+	ark {
+		naan 12345
+		table `+out+`
+	}`)
+	info := s.get("/ark:12345/fk3a1?info").body
+	for _, line := range []string{"erc-support:\nwho: ", "when: 2024-05-01T10:20:30Z\n", "allocated: 2024-05-01T10:20:30Z\n", "updated: 2025-01-02T03:04:05Z\n"} {
+		if !strings.Contains(info, line) {
+			t.Errorf("?info lacks %q:\n%s", line, info)
+		}
+	}
+
+	for in, want := range map[string]string{
+		"_id,_target,_created\nark:/12345/fk3d4,/d4,May 1 2024\n":    `:2: _created "May 1 2024": neither an ISO 8601 date or date-time`,
+		"_id,_target,_updated\nark:/12345/fk3e5,/e5,2024-13-01\n":    `:2: _updated "2024-13-01": neither`,
+		"_id,_target,_created,allocated\nark:/12345/fk3f6,/f6,1,2\n": `:1: the header row names the allocated metadata twice: "_created" (column 3) and "allocated" (column 4)`,
+	} {
+		path := testkit.WriteFile(t, "d.csv", in)
+		if _, stderr, err := importTo(t, path); err == nil || !strings.Contains(stderr, path+want) {
+			t.Errorf("%q: %v\n%s\nwant %s", in, err, stderr, want)
+		}
+	}
+}

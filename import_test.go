@@ -131,8 +131,8 @@ func TestImportWritesNormalForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"entries": [
-	{"id":"ark:12345/fk2b8c9d","target":"https://repo.example.org/b8c9d","meta":{"allocated":"2024-05-01","what":"The moth collection","who":"Example Museum"}},
-	{"id":"ark:12345/fk2d3f4g","status":410,"meta":{"allocated":"2024-05-03","reason":"withdrawn at the rights holder's request","what":"A photograph, withdrawn","who":"Example Museum"}}
+	{"id":"ark:12345/fk2b8c9d","target":"https://repo.example.org/b8c9d","meta":{"allocated":"2024-05-01T00:00:00Z","what":"The moth collection","who":"Example Museum"}},
+	{"id":"ark:12345/fk2d3f4g","status":410,"meta":{"allocated":"2024-05-03T00:00:00Z","reason":"withdrawn at the rights holder's request","what":"A photograph, withdrawn","who":"Example Museum"}}
 ]}
 `
 	if stdout != want {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 // A CSV or TSV import holds id,target[,status] rows. A header row naming
 // the columns is optional; with one, the columns may come in any order and
 // others may be there, as in EZID's CSV download (_id, _target, _status,
-// _created, erc.who …).
+// _created, _updated, erc.who …).
 
 // importColumns are the column names a header row may use, by role.
 var importColumns = map[string]string{
@@ -23,6 +24,7 @@ var importColumns = map[string]string{
 	"status":   "status",
 	"_status":  "ezid_status",
 	"_created": "created",
+	"_updated": "updated",
 	"who":      "meta", "what": "meta", "when": "meta", "where": "meta",
 	"erc.who": "meta", "erc.what": "meta", "erc.when": "meta", "erc.where": "meta",
 	"persistence": "meta", "variance": "meta", "allocated": "meta", "reason": "meta",
@@ -30,16 +32,22 @@ var importColumns = map[string]string{
 
 // delimitedLayout says which column holds what.
 type delimitedLayout struct {
-	id, target, status, ezidStatus, created int // -1 when absent
-	meta                                    map[int]string
-	header                                  bool
-	fields                                  int  // how many the header row has
-	headerLine                              int  // where it is
-	sep                                     rune // ',' or '\t'
+	id, target, status, ezidStatus int // -1 when absent
+	meta                           map[int]string
+	dates                          map[int]string // EZID's _created and _updated: the meta key of each
+	names                          []string       // the column names, as the header row has them
+	header                         bool
+	fields                         int  // how many the header row has
+	headerLine                     int  // where it is
+	sep                            rune // ',' or '\t'
 }
 
+// ezidDates are the meta keys of EZID's dates: _created is the allocation
+// date ?info shows (as erc-support's when); _updated is kept beside it.
+var ezidDates = map[string]string{"created": "allocated", "updated": "updated"}
+
 // headerless is the layout without a header row: id,target[,status].
-var headerless = delimitedLayout{id: 0, target: 1, status: 2, ezidStatus: -1, created: -1}
+var headerless = delimitedLayout{id: 0, target: 1, status: 2, ezidStatus: -1}
 
 // readDelimited reads CSV (sep ',') or TSV (sep '\t') rows.
 func readDelimited(r io.Reader, sep rune, row func(sourceRow)) error {
@@ -138,7 +146,8 @@ func delimitedHeader(rec []string) (l delimitedLayout, note string, err error) {
 	if looksLikeID(rec[0]) {
 		return headerless, "", nil
 	}
-	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, created: -1, meta: map[int]string{}, header: true, fields: len(rec)}
+	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, meta: map[int]string{}, dates: map[int]string{},
+		names: slices.Clone(rec), header: true, fields: len(rec)}
 	var ignored []string
 	taken := map[string]int{} // the column index of each role and meta key
 	for i, name := range rec {
@@ -149,19 +158,25 @@ func delimitedHeader(rec []string) (l delimitedLayout, note string, err error) {
 			continue
 		}
 		what := role + " column"
-		if role == "meta" {
+		switch {
+		case role == "meta":
 			role = strings.TrimPrefix(name, "erc.")
 			what = role + " metadata"
+		case ezidDates[role] != "":
+			what = ezidDates[role] + " metadata"
 		}
 		if j, dup := taken[what]; dup {
 			return l, "", fmt.Errorf("the header row names the %s twice: %q (column %d) and %q (column %d); keep one of them", what,
 				strings.TrimSpace(rec[j]), j+1, strings.TrimSpace(rec[i]), i+1)
 		}
 		taken[what] = i
-		field := map[string]*int{"id": &l.id, "target": &l.target, "status": &l.status, "ezid_status": &l.ezidStatus, "created": &l.created}[role]
-		if field != nil {
+		field := map[string]*int{"id": &l.id, "target": &l.target, "status": &l.status, "ezid_status": &l.ezidStatus}[role]
+		switch {
+		case field != nil:
 			*field = i
-		} else {
+		case ezidDates[role] != "":
+			l.dates[i] = ezidDates[role]
+		default:
 			l.meta[i] = role
 		}
 	}
@@ -235,13 +250,19 @@ func (l *delimitedLayout) row(line int, rec []string) sourceRow {
 			r.meta[key] = v
 		}
 	}
-	if l.created >= 0 && r.meta["allocated"] == "" {
-		if secs, err := strconv.ParseInt(get(l.created), 10, 64); err == nil {
-			if r.meta == nil {
-				r.meta = map[string]string{}
-			}
-			r.meta["allocated"] = time.Unix(secs, 0).UTC().Format(time.DateOnly)
+	for i, key := range l.dates {
+		v := get(i)
+		if v == "" {
+			continue
 		}
+		date, err := ezidDate(v)
+		if err != nil {
+			return sourceRow{line: line, err: fmt.Errorf("%s %q: %v", strings.TrimSpace(l.names[i]), v, err)}
+		}
+		if r.meta == nil {
+			r.meta = map[string]string{}
+		}
+		r.meta[key] = date
 	}
 	if l.ezidStatus >= 0 {
 		ezidStatus(&r, get(l.ezidStatus))
@@ -270,4 +291,21 @@ func ezidStatus(r *sourceRow, status string) {
 	default:
 		r.err = fmt.Errorf("_status %q: EZID's statuses are public, reserved and unavailable", status)
 	}
+}
+
+// ezidDate reads a date of EZID's download: seconds since 1970, as EZID
+// writes them by default, become an RFC 3339 date-time in UTC; an ISO 8601
+// date or date-time (RFC 3339, as EZID writes them when asked to convert
+// timestamps, or a date 2024-05-01 or 20240501) is kept as written. Eight
+// digits are a date, not seconds of 1970.
+func ezidDate(s string) (string, error) {
+	if secs, err := strconv.ParseInt(s, 10, 64); err == nil && len(s) > 8 {
+		return time.Unix(secs, 0).UTC().Format(time.RFC3339), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly, "20060102"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return s, nil
+		}
+	}
+	return "", errors.New("neither an ISO 8601 date or date-time (2024-05-01, 2024-05-01T10:20:30Z) nor seconds since 1970")
 }
