@@ -148,3 +148,58 @@ func TestImportEZIDDates(t *testing.T) {
 		}
 	}
 }
+
+// Latin-1 input was read as UTF-8: each accented letter became U+FFFD in
+// the table, and the import said done. Input that is not UTF-8 is refused
+// with its line; --encoding latin1 reads it as Latin-1.
+func TestImportEncoding(t *testing.T) {
+	latin1 := "id,target,who\nark:/12345/l1a,/l1a.html,Mus\xe9e\nark:/12345/l1b,https://repo.example.org/b,M\xfcller & S\xf8n\n"
+	path := testkit.WriteFile(t, "latin1.csv", latin1)
+	_, stderr, err := importTo(t, path)
+	want := path + ":2: byte 0xE9 (column 29) is not UTF-8: the source is refused rather than read with a replacement character; if it is Latin-1 (ISO-8859-1), give --encoding latin1\n" +
+		"Error: " + path + ": 1 problem: the table was not completed\n"
+	if err == nil || stderr != want {
+		t.Errorf("not UTF-8: %v\n%s\nwant:\n%s", err, stderr, want)
+	}
+
+	out, stderr, err := importTo(t, "--encoding", "latin1", path)
+	if err != nil {
+		t.Fatalf("latin1: %v\n%s", err, stderr)
+	}
+	data, _ := os.ReadFile(out)
+	if !strings.Contains(string(data), `"who":"Musée"`) || !strings.Contains(string(data), `"who":"Müller & Søn"`) {
+		t.Errorf("latin1 table:\n%s", data)
+	}
+	s := startSite(t, `
+	ark {
+		naan 12345
+		table `+out+`
+	}`)
+	if info := s.get("/ark:12345/l1b?info").body; !strings.Contains(info, "who: Müller & Søn\n") {
+		t.Errorf("?info:\n%s", info)
+	}
+
+	// UTF-8 (the default, or said), with a character cut by no read.
+	utf8 := testkit.WriteFile(t, "utf8.csv", "id,target,who\nark:/12345/u1,/u1,Musée Søn 北京\n")
+	for _, args := range [][]string{{utf8}, {"--encoding", "utf-8", utf8}} {
+		out, stderr, err := importTo(t, args...)
+		if data, _ := os.ReadFile(out); err != nil || !strings.Contains(string(data), `"who":"Musée Søn 北京"`) {
+			t.Errorf("%v: %v\n%s\n%s", args, err, stderr, data)
+		}
+	}
+
+	// In every format, and where the rows are not: a comment.
+	for name, in := range map[string]string{
+		"a.tsv":  "ark:/12345/a\t/a\nark:/12345/b\t/b\xff\n",
+		"a.txt":  "ark:/12345/a /a\nark:/12345/b /b\xff\n",
+		"a.conf": "map $uri $t {\n  # caf\xe9\n}\n",
+	} {
+		path := testkit.WriteFile(t, name, in)
+		if _, stderr, err := importTo(t, path); err == nil || !strings.Contains(stderr, path+":2: byte 0x") {
+			t.Errorf("%s: %v\n%s", name, err, stderr)
+		}
+	}
+	if _, stderr, err := importTo(t, "--encoding", "ebcdic", path); err == nil || !strings.Contains(stderr, `--encoding must be utf-8 or latin1 (iso-8859-1), not "ebcdic"`) {
+		t.Errorf("ebcdic: %v\n%s", err, stderr)
+	}
+}

@@ -253,7 +253,7 @@ Error: ` + path + `: 2 problems: the table was not completed
 func importString(t *testing.T, format, in string) (string, string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	_, err := importer.Convert(bytes.NewReader([]byte(in)), "in", format, &out, &errOut)
+	_, err := importer.Convert(bytes.NewReader([]byte(in)), "in", importer.Options{Format: format}, &out, &errOut)
 	return out.String(), errOut.String(), err
 }
 

@@ -129,7 +129,7 @@ not bound are not exported, so they are not checked that way).
 // importCommand builds `caddy ark import`.
 func importCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import [--format csv|tsv|rewritemap|nginx|auto] [-o <table.json>] <file>",
+		Use:   "import [--format csv|tsv|rewritemap|nginx|auto] [--encoding utf-8|latin1] [-o <table.json>] <file>",
 		Short: "Makes a table file from an existing list of identifiers",
 		Long: `
 Reads a list of identifiers and their targets and writes it as a table file
@@ -138,16 +138,20 @@ formats:
 
 	csv, tsv     id,target[,status] rows; a header row naming the columns
 	             is optional (id/_id, target/_target, status, EZID's
-	             _status and _created, who/what/when/where and erc.*)
+	             _status, _created and _updated, who/what/when/where and
+	             erc.*)
 	rewritemap   an Apache RewriteMap text file: "key value" lines
 	nginx        the map blocks of an nginx configuration:
-	             map $var $out { key value; ... }
-	auto         by the file's extension (.csv .tsv .txt .map .conf), else
-	             by its first line (the default)
+	             map $var $out { key value; ... }, or a file of
+	             "key value;" lines as a map block includes them
+	auto         by the file's extension (.csv .tsv .conf), else by its
+	             first line: one ending in ";" is nginx (the default)
 
 An id may be a resolver's URL of the identifier (https://n2t.net/ark:/12345/x)
 or a path (/ark:/12345/x): the part before "ark:" or "urn:" is left out. A
-UTF-8 byte order mark and CRLF line ends are accepted. Every entry is checked
+UTF-8 byte order mark and CRLF line ends are accepted. Input that is not UTF-8
+is refused with its line, unless --encoding latin1 says to read it as Latin-1
+(ISO-8859-1). Every entry is checked
 as the ark handler checks a table; every bad line, and every identifier
 assigned twice with different targets, is reported on standard error as
 "<file>:<line>: <reason>", and then no table is written and the exit status
@@ -165,23 +169,26 @@ differently in the store, keeps nothing.
 	}
 	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx or auto")
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
+	cmd.Flags().String("encoding", "utf-8", "The input's character encoding: utf-8 or latin1")
 	cmd.Flags().String("postgres", "", "Import into the PostgreSQL store at this connection string instead of writing a table")
 	cmd.Flags().String("schema", postgres.DefaultSchema, "With --postgres: the store's schema")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		format, _ := cmd.Flags().GetString("format")
+		var opts importer.Options
+		opts.Format, _ = cmd.Flags().GetString("format")
+		opts.Encoding, _ = cmd.Flags().GetString("encoding")
 		output, _ := cmd.Flags().GetString("output")
 		dsn, _ := cmd.Flags().GetString("postgres")
 		schema, _ := cmd.Flags().GetString("schema")
-		if !importer.Known(format) && format != "auto" {
-			return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx or auto, not %q", format)
+		if err := opts.Check(); err != nil {
+			return err
 		}
 		if dsn != "" {
 			if output != "" {
 				return errors.New("give -o or --postgres, not both")
 			}
-			return importFileToPostgres(args[0], format, dsn, schema, cmd.InOrStdin(), cmd.ErrOrStderr())
+			return importFileToPostgres(args[0], opts, dsn, schema, cmd.InOrStdin(), cmd.ErrOrStderr())
 		}
-		return importFile(args[0], format, output, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		return importFile(args[0], opts, output, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
 	return cmd
 }

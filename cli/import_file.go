@@ -12,48 +12,48 @@ import (
 )
 
 // openImport opens the file at path (standard input for "-") for an
-// import, and names its format when format is "auto".
-func openImport(path, format string, stdin io.Reader) (br *bufio.Reader, name, detected string, closeInput func(), err error) {
+// import, and names its format when opts.Format is "auto".
+func openImport(path string, opts importer.Options, stdin io.Reader) (br *bufio.Reader, name string, detected importer.Options, closeInput func(), err error) {
 	in, name, closeInput := stdin, "stdin", func() {}
 	if path != "-" {
 		f, err := osfile.OpenRegular(path)
 		if err != nil {
-			return nil, "", "", nil, err
+			return nil, "", opts, nil, err
 		}
 		in, name, closeInput = f, path, func() { f.Close() }
 	}
 	br = bufio.NewReaderSize(in, 64<<10)
-	if format == "auto" {
-		format = importer.Guess(path, br)
+	if opts.Format == "auto" {
+		opts.Format = importer.Guess(path, br)
 	}
-	return br, name, format, closeInput, nil
+	return br, name, opts, closeInput, nil
 }
 
 // importFileToPostgres imports the file at path (standard input for "-")
 // into the PostgreSQL store at dsn (see importToPostgres).
-func importFileToPostgres(path, format, dsn, schema string, stdin io.Reader, errOut io.Writer) error {
-	br, name, format, closeInput, err := openImport(path, format, stdin)
+func importFileToPostgres(path string, opts importer.Options, dsn, schema string, stdin io.Reader, errOut io.Writer) error {
+	br, name, opts, closeInput, err := openImport(path, opts, stdin)
 	if err != nil {
 		return err
 	}
 	defer closeInput()
-	return importToPostgres(br, name, format, dsn, schema, errOut)
+	return importToPostgres(br, name, opts, dsn, schema, errOut)
 }
 
 // importFile imports the file at path (standard input for "-") and writes
 // the table to output, or to stdout when output is "". A table written to
 // a file appears only once it is complete: it is written beside the file
 // and renamed over it.
-func importFile(path, format, output string, stdin io.Reader, stdout, errOut io.Writer) error {
-	br, name, format, closeInput, err := openImport(path, format, stdin)
+func importFile(path string, opts importer.Options, output string, stdin io.Reader, stdout, errOut io.Writer) error {
+	br, name, opts, closeInput, err := openImport(path, opts, stdin)
 	if err != nil {
 		return err
 	}
 	defer closeInput()
 	if output == "" {
-		stats, err := importer.Convert(br, name, format, stdout, errOut)
+		stats, err := importer.Convert(br, name, opts, stdout, errOut)
 		if err == nil {
-			fmt.Fprintf(errOut, "%s (%s): %s\n", name, format, stats)
+			fmt.Fprintf(errOut, "%s (%s): %s\n", name, opts.Format, stats)
 		}
 		return err
 	}
@@ -62,7 +62,7 @@ func importFile(path, format, output string, stdin io.Reader, stdout, errOut io.
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	stats, err := importer.Convert(br, name, format, tmp, errOut)
+	stats, err := importer.Convert(br, name, opts, tmp, errOut)
 	if err == nil {
 		err = tmp.Chmod(0o644)
 	}
@@ -78,6 +78,6 @@ func importFile(path, format, output string, stdin io.Reader, stdout, errOut io.
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(errOut, "%s (%s): %s, written to %s\n", name, format, stats, output)
+	fmt.Fprintf(errOut, "%s (%s): %s, written to %s\n", name, opts.Format, stats, output)
 	return nil
 }

@@ -20,7 +20,7 @@ import (
 // nothing. The store's schema is created or migrated first, as a Caddy
 // node would. The table files of Caddy configs are not consulted: an
 // identifier they assign resolves from them whatever the store says.
-func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut io.Writer) error {
+func importToPostgres(br *bufio.Reader, name string, opts importer.Options, dsn, schema string, errOut io.Writer) error {
 	b, err := postgres.Open(dsn, schema)
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 	var stats importer.Stats
 	go func() {
 		var err error
-		stats, err = importer.Convert(br, name, format, pw, errOut)
+		stats, err = importer.Convert(br, name, opts, pw, errOut)
 		pw.CloseWithError(err)
 	}()
 	entries := make(chan *table.Entry)
@@ -62,7 +62,7 @@ func importToPostgres(br *bufio.Reader, name, format, dsn, schema string, errOut
 		}
 		return fmt.Errorf("%s: nothing imported: %w", name, err)
 	}
-	fmt.Fprintf(errOut, "%s (%s): %s; %d added to the store, the rest were bound the same way already\n", name, format, stats, n)
+	fmt.Fprintf(errOut, "%s (%s): %s; %d added to the store, the rest were bound the same way already\n", name, opts.Format, stats, n)
 	return nil
 }
 

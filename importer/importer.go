@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -45,10 +46,23 @@ var formats = map[string]format{
 	"nginx":      readNginxMaps,
 }
 
-// Known reports whether name is a source format that Convert reads.
-func Known(name string) bool {
-	_, ok := formats[name]
-	return ok
+// Options says how Convert reads a source.
+type Options struct {
+	Format   string // csv, tsv, rewritemap or nginx
+	Encoding string // utf-8 (the default when empty) or latin1
+}
+
+// Check refuses a format or an encoding that Convert does not know, with
+// the ones it knows. Format "auto" passes: the command names a format
+// before it converts.
+func (o Options) Check() error {
+	if _, ok := formats[o.Format]; !ok && o.Format != "auto" {
+		return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx or auto, not %q", o.Format)
+	}
+	if _, ok := encodings[strings.ToLower(o.Encoding)]; !ok && o.Encoding != "" {
+		return fmt.Errorf("--encoding must be utf-8 or latin1 (iso-8859-1), not %q", o.Encoding)
+	}
+	return nil
 }
 
 // maxImportProblems is how many problems an import reports one by one;
@@ -167,19 +181,28 @@ type Stats struct {
 	entries, dups, skipped int
 }
 
-// Convert reads the source in the named format and writes the table
-// to out. Every bad line and conflict is reported to errOut as
-// "<name>:<line>: <reason>" (the first maxImportProblems of them), and the
-// import fails if there was any; the closing of the table is then not
-// written, so that a partial output cannot be loaded by mistake.
-func Convert(in io.Reader, name, format string, out, errOut io.Writer) (Stats, error) {
-	read, ok := formats[format]
+// Convert reads the source in the format and encoding opts name and
+// writes the table to out. Every bad line and conflict is reported to
+// errOut as "<name>:<line>: <reason>" (the first maxImportProblems of
+// them), and the import fails if there was any; the closing of the table
+// is then not written, so that a partial output cannot be loaded by
+// mistake. Input that is not in its encoding (not UTF-8, unless it is
+// read as Latin-1) is such a problem, and ends the reading.
+func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (Stats, error) {
+	if err := opts.Check(); err != nil {
+		return Stats{}, err
+	}
+	read, ok := formats[opts.Format]
 	if !ok {
-		return Stats{}, fmt.Errorf("unknown format %q: use csv, tsv, rewritemap, nginx or auto", format)
+		return Stats{}, fmt.Errorf("no format given for %s", name)
 	}
 	im := newImporter(name, out, errOut)
 	im.out.WriteString("{\"entries\": [\n")
-	err := read(skipBOM(in), im.take)
+	err := read(skipBOM(newDecoder(in, encodings[strings.ToLower(opts.Encoding)])), im.take)
+	if encErr := (*EncodingError)(nil); errors.As(err, &encErr) {
+		im.problem(encErr.Line, encErr)
+		err = nil
+	}
 	if err == nil && im.problems > 0 {
 		if im.problems > maxImportProblems {
 			fmt.Fprintf(errOut, "%s: %d more problems not shown\n", name, im.problems-maxImportProblems)
