@@ -203,3 +203,30 @@ func TestImportEncoding(t *testing.T) {
 		t.Errorf("ebcdic: %v\n%s", err, stderr)
 	}
 }
+
+// Each line left out on purpose printed a line of its own (an EZID
+// download with a thousand reserved identifiers printed a thousand); the
+// summary counts them by reason, and --verbose lists them.
+func TestImportSkippedLinesCounted(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("_id,_target,_status\nark:/12345/s1,/s1,public\n")
+	for _, id := range []string{"s2", "s3", "s4"} {
+		b.WriteString("ark:/12345/" + id + ",/" + id + ",reserved\n")
+	}
+	b.WriteString("ark:/12345/s-1,/s1,public\n")
+	path := testkit.WriteFile(t, "ezid.csv", b.String())
+	out, stderr, err := importTo(t, path)
+	want := path + " (csv): 1 identifier (1 line repeating an earlier one left out), 3 lines skipped (3 reserved in EZID, never made public; --verbose lists them), written to " + out + "\n"
+	if err != nil || stderr != want {
+		t.Errorf("%v\n%s\nwant:\n%s", err, stderr, want)
+	}
+	out, stderr, err = importTo(t, "--verbose", path)
+	want = path + ":3: skipped: ark:/12345/s2: reserved in EZID, never made public\n" +
+		path + ":4: skipped: ark:/12345/s3: reserved in EZID, never made public\n" +
+		path + ":5: skipped: ark:/12345/s4: reserved in EZID, never made public\n" +
+		path + ":6: left out: ark:/12345/s-1 repeats an earlier assignment\n" +
+		path + " (csv): 1 identifier (1 line repeating an earlier one left out), 3 lines skipped (3 reserved in EZID, never made public), written to " + out + "\n"
+	if err != nil || stderr != want {
+		t.Errorf("--verbose: %v\n%s\nwant:\n%s", err, stderr, want)
+	}
+}

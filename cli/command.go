@@ -129,7 +129,7 @@ not bound are not exported, so they are not checked that way).
 // importCommand builds `caddy ark import`.
 func importCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import [--format csv|tsv|rewritemap|nginx|auto] [--encoding utf-8|latin1] [-o <table.json>] <file>",
+		Use:   "import [--format csv|tsv|rewritemap|nginx|auto] [--encoding utf-8|latin1] [-v] [-o <table.json>] <file>",
 		Short: "Makes a table file from an existing list of identifiers",
 		Long: `
 Reads a list of identifiers and their targets and writes it as a table file
@@ -151,11 +151,12 @@ An id may be a resolver's URL of the identifier (https://n2t.net/ark:/12345/x)
 or a path (/ark:/12345/x): the part before "ark:" or "urn:" is left out. A
 UTF-8 byte order mark and CRLF line ends are accepted. Input that is not UTF-8
 is refused with its line, unless --encoding latin1 says to read it as Latin-1
-(ISO-8859-1). Every entry is checked
-as the ark handler checks a table; every bad line, and every identifier
-assigned twice with different targets, is reported on standard error as
-"<file>:<line>: <reason>", and then no table is written and the exit status
-is 1. A line repeating an earlier assignment is left out. With -o the table
+(ISO-8859-1). Every entry is checked as the ark handler checks a table; every
+bad line, and every identifier assigned twice with different targets, is
+reported on standard error as "<file>:<line>: <reason>", and then no table is
+written and the exit status is 1. A line repeating an earlier assignment, and
+an identifier EZID holds as reserved (never public), are left out and counted
+in the summary; -v lists them. With -o the table
 appears only once it is complete; on standard output a failed import does not
 end the table, so it cannot be loaded by mistake. <file> "-" is standard
 input.
@@ -170,12 +171,14 @@ differently in the store, keeps nothing.
 	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx or auto")
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
 	cmd.Flags().String("encoding", "utf-8", "The input's character encoding: utf-8 or latin1")
+	cmd.Flags().BoolP("verbose", "v", false, "List each line left out, not only how many")
 	cmd.Flags().String("postgres", "", "Import into the PostgreSQL store at this connection string instead of writing a table")
 	cmd.Flags().String("schema", postgres.DefaultSchema, "With --postgres: the store's schema")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		var opts importer.Options
 		opts.Format, _ = cmd.Flags().GetString("format")
 		opts.Encoding, _ = cmd.Flags().GetString("encoding")
+		opts.Verbose, _ = cmd.Flags().GetBool("verbose")
 		output, _ := cmd.Flags().GetString("output")
 		dsn, _ := cmd.Flags().GetString("postgres")
 		schema, _ := cmd.Flags().GetString("schema")

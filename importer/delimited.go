@@ -279,7 +279,7 @@ func ezidStatus(r *sourceRow, status string) {
 	switch strings.TrimSpace(state) {
 	case "public", "":
 	case "reserved":
-		r.skip = fmt.Sprintf("%s is reserved in EZID (not public): not imported", r.id)
+		r.skip = "reserved in EZID, never made public"
 	case "unavailable":
 		r.status, r.target = "410", ""
 		if reason = strings.TrimSpace(reason); reason != "" {

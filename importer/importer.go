@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,7 @@ type sourceRow struct {
 	status string // as written; "" for the default
 	meta   map[string]string
 	err    error  // why the line cannot be imported
-	skip   string // why the line is left out, when that is not an error
+	skip   string // why the line is left out, when that is not an error: a kind, counted in the summary
 	note   string // something to tell about the line, which is not a row
 }
 
@@ -50,6 +51,7 @@ var formats = map[string]format{
 type Options struct {
 	Format   string // csv, tsv, rewritemap or nginx
 	Encoding string // utf-8 (the default when empty) or latin1
+	Verbose  bool   // list each line left out, not only how many
 }
 
 // Check refuses a format or an encoding that Convert does not know, with
@@ -78,14 +80,15 @@ type importer struct {
 	buf      bytes.Buffer  // one entry, encoded
 	enc      *json.Encoder // encodes into buf
 	errOut   io.Writer
+	verbose  bool // list each line left out
 	problems int
 	dups     int
-	written  int // entries written to out
-	skipped  int
+	written  int            // entries written to out
+	skipped  map[string]int // lines left out, by why
 }
 
-func newImporter(name string, out, errOut io.Writer) *importer {
-	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut}
+func newImporter(name string, out, errOut io.Writer, verbose bool) *importer {
+	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut, verbose: verbose, skipped: map[string]int{}}
 	im.b.StartLinedSource(name)
 	im.enc = json.NewEncoder(&im.buf)
 	im.enc.SetEscapeHTML(false)
@@ -113,8 +116,10 @@ func (im *importer) take(row sourceRow) {
 		fmt.Fprintf(im.errOut, "%s:%d: %s\n", im.name, row.line, row.note)
 		return
 	case row.skip != "":
-		im.skipped++
-		fmt.Fprintf(im.errOut, "%s:%d: skipped: %s\n", im.name, row.line, row.skip)
+		im.skipped[row.skip]++
+		if im.verbose {
+			fmt.Fprintf(im.errOut, "%s:%d: skipped: %s: %s\n", im.name, row.line, row.id, row.skip)
+		}
 		return
 	}
 	e := table.Entry{ID: importID(row.id), Target: row.target, Meta: row.meta}
@@ -137,6 +142,9 @@ func (im *importer) take(row sourceRow) {
 	}
 	if dup {
 		im.dups++
+		if im.verbose {
+			fmt.Fprintf(im.errOut, "%s:%d: left out: %s repeats an earlier assignment\n", im.name, row.line, row.id)
+		}
 		return
 	}
 	e.ID = key
@@ -178,7 +186,9 @@ func importID(s string) string {
 
 // Stats is what an import did.
 type Stats struct {
-	entries, dups, skipped int
+	entries, dups int
+	skipped       map[string]int // lines left out, by why
+	listed        bool           // and they were listed one by one
 }
 
 // Convert reads the source in the format and encoding opts name and
@@ -187,7 +197,9 @@ type Stats struct {
 // them), and the import fails if there was any; the closing of the table
 // is then not written, so that a partial output cannot be loaded by
 // mistake. Input that is not in its encoding (not UTF-8, unless it is
-// read as Latin-1) is such a problem, and ends the reading.
+// read as Latin-1) is such a problem, and ends the reading. Lines left out
+// on purpose are counted in the Stats, and listed to errOut when
+// opts.Verbose.
 func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (Stats, error) {
 	if err := opts.Check(); err != nil {
 		return Stats{}, err
@@ -196,7 +208,7 @@ func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (St
 	if !ok {
 		return Stats{}, fmt.Errorf("no format given for %s", name)
 	}
-	im := newImporter(name, out, errOut)
+	im := newImporter(name, out, errOut, opts.Verbose)
 	im.out.WriteString("{\"entries\": [\n")
 	err := read(skipBOM(newDecoder(in, encodings[strings.ToLower(opts.Encoding)])), im.take)
 	if encErr := (*EncodingError)(nil); errors.As(err, &encErr) {
@@ -209,7 +221,7 @@ func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (St
 		}
 		err = fmt.Errorf("%s: %s: the table was not completed", name, count(im.problems, "problem"))
 	}
-	stats := Stats{entries: im.written, dups: im.dups, skipped: im.skipped}
+	stats := Stats{entries: im.written, dups: im.dups, skipped: im.skipped, listed: opts.Verbose}
 	if err == nil {
 		if stats.entries > 0 {
 			im.out.WriteString("\n")
@@ -238,8 +250,18 @@ func (s Stats) String() string {
 	if s.dups > 0 {
 		msg += fmt.Sprintf(" (%s repeating an earlier one left out)", count(s.dups, "line"))
 	}
-	if s.skipped > 0 {
-		msg += fmt.Sprintf(", %s skipped", count(s.skipped, "line"))
+	if len(s.skipped) > 0 {
+		total, why := 0, make([]string, 0, len(s.skipped))
+		for reason, n := range s.skipped {
+			total += n
+			why = append(why, fmt.Sprintf("%d %s", n, reason))
+		}
+		slices.Sort(why)
+		msg += fmt.Sprintf(", %s skipped (%s", count(total, "line"), strings.Join(why, "; "))
+		if !s.listed {
+			msg += "; --verbose lists them"
+		}
+		msg += ")"
 	}
 	return msg
 }
