@@ -107,7 +107,7 @@ func TestAPIExportImport(t *testing.T) {
 	if a, _ := tbl.Lookup("ark:12345/e2"); a.Passthrough {
 		t.Errorf("exported e2 passes through")
 	}
-	if a, _ := tbl.Lookup("ark:12345/x5e3"); a.Status != 410 || a.Meta[api.WithdrawnMeta] != "Gone for good" {
+	if a, _ := tbl.Lookup("ark:12345/x5e3"); a.Status != 410 || a.Meta[table.ReasonMeta] != "Gone for good" {
 		t.Errorf("exported x5e3: %+v", a)
 	}
 	if got := s.call("GET", "/export", "x5", ""); strings.Contains(got.body, "ark:12345/e2") || !strings.Contains(got.body, "ark:12345/x5e1") {

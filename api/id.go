@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -325,7 +326,8 @@ func (c *apiCall) withdraw(raw string) error {
 }
 
 // tombstone returns the write that withdraws key for reason: its binding,
-// if any, kept with status 410, on condition that it has not changed since.
+// if any, kept with status 410 (its metadata without a "reason", which the
+// withdrawal's replaces), on condition that it has not changed since.
 func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
@@ -343,7 +345,13 @@ func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 		wr.Create = true
 		return wr, nil
 	}
-	wr.Binding.Target, wr.Binding.Passthrough, wr.Binding.Meta = cur.Target, cur.Passthrough, cur.Meta
+	// The reason given is the reason: a metadata "reason" would stand
+	// for it in ?info and in exports (table.EntryOf).
+	wr.Binding.Target, wr.Binding.Passthrough, wr.Binding.Meta = cur.Target, cur.Passthrough, maps.Clone(cur.Meta)
+	delete(wr.Binding.Meta, table.ReasonMeta)
+	if len(wr.Binding.Meta) == 0 {
+		wr.Binding.Meta = nil
+	}
 	wr.IfVersion = cur.Version
 	return wr, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
@@ -16,12 +15,10 @@ import (
 	"go.uber.org/zap"
 )
 
-// WithdrawnMeta is the metadata key that carries a withdrawn identifier's
-// reason in an exported table file, and back into the store on import.
-const WithdrawnMeta = "withdrawn"
-
 // export answers GET export: the store's bindings that the key may read,
-// as a table file, streamed in key order. Names minted but not bound yet
+// as a table file, streamed in key order, each as table.EntryOf writes it
+// (a withdrawal's reason in the meta key "reason"), so that importing the
+// export makes the same bindings again. Names minted but not bound yet
 // are left out: a table has no way to hold them.
 //
 // The status is sent with the first bytes that leave the buffer: a store
@@ -43,7 +40,7 @@ func (c *apiCall) export() error {
 			sep = "{\"entries\": [\n"
 			started = true
 		}
-		data, err := json.Marshal(exportEntry(b))
+		data, err := json.Marshal(table.EntryOf(b))
 		if err != nil {
 			return err
 		}
@@ -82,22 +79,6 @@ func (h *headerOnWrite) Write(p []byte) (int, error) {
 		h.w.WriteHeader(http.StatusOK)
 	}
 	return h.w.Write(p)
-}
-
-// exportEntry is b as a table entry.
-func exportEntry(b *store.Binding) table.Entry {
-	e := table.Entry{ID: b.Key, Target: b.Target, Status: b.Status, Meta: b.Meta}
-	if !b.Passthrough {
-		e.Passthrough = new(bool)
-	}
-	if b.Reason != "" {
-		e.Meta = make(map[string]string, len(b.Meta)+1)
-		for k, v := range b.Meta {
-			e.Meta[k] = v
-		}
-		e.Meta[WithdrawnMeta] = b.Reason
-	}
-	return e
 }
 
 // StopWithServer makes long requests, such as an import, stop when the
@@ -183,39 +164,20 @@ func (c *apiCall) importTable() error {
 	return writeJSON(c.w, http.StatusOK, map[string]any{"entries": entries, "imported": n})
 }
 
-// importBinding checks one entry of an imported table.
+// importBinding checks one entry of an imported table and returns its
+// binding (see table.Entry.Binding).
 func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	key, err := c.managedKey(e.ID, true)
 	if err != nil {
 		return nil, err
 	}
-	reason := e.Meta[WithdrawnMeta]
-	if e.Status == http.StatusGone && reason != "" {
-		meta := make(map[string]string, len(e.Meta))
-		for k, v := range e.Meta {
-			if k != WithdrawnMeta {
-				meta[k] = v
-			}
-		}
-		e.Meta = meta
-	}
 	e.ID = key
-	_, _, a, err := e.Compile()
+	b, err := e.Binding()
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
 	if err := c.inPlace(key, e.Target, e.Status); err != nil {
 		return nil, err
-	}
-	b := &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}
-	if b.Status == http.StatusGone {
-		b.Reason = reason
-		if b.Reason == "" {
-			b.Reason = fmt.Sprintf("withdrawn in an imported table (no %q in its meta)", WithdrawnMeta)
-		}
-	}
-	if len(b.Meta) == 0 {
-		b.Meta = nil
 	}
 	return b, nil
 }

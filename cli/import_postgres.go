@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store"
@@ -50,7 +49,7 @@ func importToPostgres(br *bufio.Reader, name string, opts importer.Options, dsn,
 			}
 			return nil, io.EOF
 		}
-		return importedBinding(e)
+		return e.Binding()
 	}, "caddy ark import")
 	if err != nil {
 		pr.CloseWithError(err)
@@ -64,21 +63,4 @@ func importToPostgres(br *bufio.Reader, name string, opts importer.Options, dsn,
 	}
 	fmt.Fprintf(errOut, "%s (%s): %s; %d added to the store, the rest were bound the same way already\n", name, opts.Format, stats, n)
 	return nil
-}
-
-// importedBinding is the binding of an entry of an imported table, which
-// the importer has already checked.
-func importedBinding(e *table.Entry) (*store.Binding, error) {
-	key, _, a, err := e.Compile()
-	if err != nil {
-		return nil, err
-	}
-	b := &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}
-	if b.Status == http.StatusGone {
-		b.Reason = "withdrawn in an imported table"
-		if r := a.Meta["reason"]; r != "" {
-			b.Reason = r
-		}
-	}
-	return b, nil
 }
