@@ -33,7 +33,8 @@ draft-ark-uri-scheme:
 	caddy ark normalize [<id>...]   print normal forms
 	caddy ark check <table>...      validate table files
 	caddy ark import <file>         make a table file from CSV, TSV,
-	                                a RewriteMap or nginx map blocks
+	                                a RewriteMap, nginx map blocks or
+	                                a JSON table or export
 	caddy ark compile <table.json>... -o <file>
 	                                compile tables into one mapped file
 	caddy ark export <file>         write a compiled table as JSON
@@ -129,7 +130,7 @@ not bound are not exported, so they are not checked that way).
 // importCommand builds `caddy ark import`.
 func importCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import [--format csv|tsv|rewritemap|nginx|auto] [--encoding utf-8|latin1] [-v] [-o <table.json>] <file>",
+		Use:   "import [--format csv|tsv|rewritemap|nginx|json|auto] [--encoding utf-8|latin1] [-v] [-o <table.json>] <file>",
 		Short: "Makes a table file from an existing list of identifiers",
 		Long: `
 Reads a list of identifiers and their targets and writes it as a table file
@@ -144,6 +145,8 @@ formats:
 	nginx        the map blocks of an nginx configuration:
 	             map $var $out { key value; ... }, or a file of
 	             "key value;" lines as a map block includes them
+	json         a JSON table file, caddy ark export's output or the
+	             API's export, every field kept as written
 	auto         by the file's extension (.csv .tsv .conf), else by its
 	             first line: one ending in ";" is nginx (the default)
 
@@ -168,7 +171,7 @@ differently in the store, keeps nothing.
 `,
 		Args: cobra.ExactArgs(1),
 	}
-	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx or auto")
+	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx, json or auto")
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
 	cmd.Flags().String("encoding", "utf-8", "The input's character encoding: utf-8 or latin1")
 	cmd.Flags().BoolP("verbose", "v", false, "List each line left out, not only how many")

@@ -28,10 +28,13 @@ type sourceRow struct {
 	id     string
 	target string
 	status string // as written; "" for the default
-	meta   map[string]string
-	err    error  // why the line cannot be imported
-	skip   string // why the line is left out, when that is not an error: a kind, counted in the summary
-	note   string // something to tell about the line, which is not a row
+	// passthrough as written (nil for the default), and the metadata:
+	// nil for none, empty when the source wrote an empty object.
+	passthrough *bool
+	meta        map[string]string
+	err         error  // why the line cannot be imported
+	skip        string // why the line is left out, when that is not an error: a kind, counted in the summary
+	note        string // something to tell about the line, which is not a row
 }
 
 // format reads rows from r, calling row for each. It returns an error
@@ -45,11 +48,12 @@ var formats = map[string]format{
 	"tsv":        func(r io.Reader, row func(sourceRow)) error { return readDelimited(r, '\t', row) },
 	"rewritemap": readRewriteMap,
 	"nginx":      readNginxMaps,
+	"json":       readTableJSON,
 }
 
 // Options says how Convert reads a source.
 type Options struct {
-	Format   string // csv, tsv, rewritemap or nginx
+	Format   string // csv, tsv, rewritemap, nginx or json
 	Encoding string // utf-8 (the default when empty) or latin1
 	Verbose  bool   // list each line left out, not only how many
 }
@@ -59,7 +63,7 @@ type Options struct {
 // before it converts.
 func (o Options) Check() error {
 	if _, ok := formats[o.Format]; !ok && o.Format != "auto" {
-		return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx or auto, not %q", o.Format)
+		return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx, json or auto, not %q", o.Format)
 	}
 	if _, ok := encodings[strings.ToLower(o.Encoding)]; !ok && o.Encoding != "" {
 		return fmt.Errorf("--encoding must be utf-8 or latin1 (iso-8859-1), not %q", o.Encoding)
@@ -122,7 +126,7 @@ func (im *importer) take(row sourceRow) {
 		}
 		return
 	}
-	e := table.Entry{ID: importID(row.id), Target: row.target, Meta: row.meta}
+	e := table.Entry{ID: importID(row.id), Target: row.target, Passthrough: row.passthrough, Meta: row.meta}
 	if row.status != "" {
 		n, err := strconv.Atoi(row.status)
 		if err != nil {
@@ -147,9 +151,8 @@ func (im *importer) take(row sourceRow) {
 		}
 		return
 	}
-	e.ID = key
 	im.buf.Reset()
-	if err := im.enc.Encode(&e); err != nil {
+	if err := im.enc.Encode(writtenEntry{ID: key, Target: e.Target, Status: e.Status, Passthrough: e.Passthrough, Meta: metaOf(e.Meta)}); err != nil {
 		im.problem(row.line, err)
 		return
 	}
@@ -159,6 +162,25 @@ func (im *importer) take(row sourceRow) {
 	im.written++
 	im.out.WriteByte('\t')
 	im.out.Write(bytes.TrimSuffix(im.buf.Bytes(), []byte("\n")))
+}
+
+// writtenEntry is an entry as the importer writes it: as table.Entry
+// writes itself, except that metadata the source gave empty is written
+// as {}, which a compiled table keeps apart from none.
+type writtenEntry struct {
+	ID          string             `json:"id"`
+	Target      string             `json:"target,omitempty"`
+	Status      int                `json:"status,omitempty"`
+	Passthrough *bool              `json:"passthrough,omitempty"`
+	Meta        *map[string]string `json:"meta,omitempty"`
+}
+
+// metaOf is meta for writtenEntry: nil for none.
+func metaOf(meta map[string]string) *map[string]string {
+	if meta == nil {
+		return nil
+	}
+	return &meta
 }
 
 // importID returns the identifier written in a source's id column: a
@@ -278,9 +300,14 @@ func Guess(path string, br *bufio.Reader) string {
 		return "tsv"
 	case ".conf", ".nginx":
 		return "nginx"
+	case ".json":
+		return "json"
 	}
 	head, _ := br.Peek(64 << 10)
 	text := strings.TrimPrefix(string(head), "\uFEFF")
+	if strings.HasPrefix(strings.TrimSpace(text), "{") {
+		return "json"
+	}
 	if nginxMapStart.MatchString(text) {
 		return "nginx"
 	}
