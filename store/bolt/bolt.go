@@ -528,7 +528,7 @@ func (b *boltDB) notify(keys []string) {
 // putBinding stores nb as the binding of its key, replacing cur (nil for
 // a new key), with its history record, and returns it as stored.
 func putBinding(tx *bolt.Tx, cur *store.Binding, nb store.Binding, by string) (*store.Binding, error) {
-	nb.Version, nb.Updated, nb.By = 1, time.Now().UTC(), by
+	nb.Version, nb.Updated, nb.By = 1, time.Now().UTC().Truncate(time.Microsecond), by // as PostgreSQL keeps times: a dump moves between the two unchanged
 	if cur != nil {
 		nb.Version = cur.Version + 1
 	}

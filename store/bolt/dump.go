@@ -1,0 +1,120 @@
+package bolt
+
+import (
+	"context"
+	be "encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/caddy-ark/caddy-ark/store"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Dump implements store.Dumper from one read transaction: a consistent
+// snapshot, held until the dump is written. It is for a file no Caddy
+// has open (`caddy ark store dump`); a running store is backed up with
+// Backup, which holds its transaction only while it copies the file.
+func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
+	return b.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketBindings).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			bd, err := decodeBinding(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+			if err := fn(&store.Item{Binding: bd}); err != nil {
+				return err
+			}
+		}
+		c = tx.Bucket(bucketHistory).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			ch := new(store.Change)
+			if err := json.Unmarshal(v, ch); err != nil || len(k) != 8 || ch.Seq != be.BigEndian.Uint64(k) {
+				return fmt.Errorf("a damaged history record in the store at %x: %v", k, err)
+			}
+			if err := fn(&store.Item{Change: ch}); err != nil {
+				return err
+			}
+		}
+		c = tx.Bucket(bucketCounters).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if len(v) != 8 {
+				return fmt.Errorf("a damaged counter in the store: %s", k)
+			}
+			if err := fn(&store.Item{Counter: &store.Counter{Name: string(k), Value: be.BigEndian.Uint64(v)}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Load implements store.Dumper in one write transaction, which bbolt
+// holds in memory until it commits: loading takes about as much memory
+// as the dump's size.
+func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) error {
+	next = store.CheckOrder(next)
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters} {
+			if k, _ := tx.Bucket(name).Cursor().First(); k != nil {
+				return store.ErrNotEmpty
+			}
+		}
+		bindings, records, keyHist, counters := tx.Bucket(bucketBindings), tx.Bucket(bucketHistory), tx.Bucket(bucketKeyHist), tx.Bucket(bucketCounters)
+		var lastSeq uint64
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			it, err := next()
+			if err == io.EOF {
+				return records.SetSequence(lastSeq)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case it.Binding != nil:
+				v, err := json.Marshal(it.Binding)
+				if err == nil {
+					err = bindings.Put([]byte(it.Binding.Key), v)
+				}
+				if err != nil {
+					return err
+				}
+			case it.Change != nil:
+				v, err := json.Marshal(it.Change)
+				if err != nil {
+					return err
+				}
+				seqKey := be.BigEndian.AppendUint64(nil, it.Change.Seq)
+				if err := records.Put(seqKey, v); err != nil {
+					return err
+				}
+				if err := keyHist.Put(append(append([]byte(it.Change.Key), 0), seqKey...), nil); err != nil {
+					return err
+				}
+				lastSeq = it.Change.Seq
+			case it.Counter != nil:
+				if err := counters.Put([]byte(it.Counter.Name), be.BigEndian.AppendUint64(nil, it.Counter.Value)); err != nil {
+					return err
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	b.notify(nil)
+	return nil
+}
+
+// Interface guard.
+var _ store.Dumper = (*Store)(nil)

@@ -1,0 +1,213 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Dumper is a store that can be copied whole into another, of the same
+// backend or another: every binding (names minted but not bound, and
+// withdrawals, included), the history with its sequence numbers, versions,
+// times and names, and the minters' counters. Both backends implement it;
+// `caddy ark store dump` and `caddy ark store load` use it through
+// WriteDump and ReadDump.
+type Dumper interface {
+	// Dump calls fn with everything the store holds, as of one moment:
+	// every binding in key order, then every history record in sequence
+	// order, then every counter in name order. It stops at the first
+	// error of fn, which it returns.
+	Dump(ctx context.Context, fn func(*Item) error) error
+
+	// Load fills an empty store with the items that next returns until
+	// io.EOF, in Dump's order (see CheckOrder), keeping them as they are:
+	// versions, times, names and sequence numbers; later changes continue
+	// the sequence. A store that holds anything (a binding, a history
+	// record or a counter) is refused with ErrNotEmpty. An error from
+	// next, or ctx ending, keeps nothing.
+	Load(ctx context.Context, next func() (*Item, error)) error
+}
+
+// Item is one thing a store holds, in a dump: exactly one of its fields
+// is set.
+type Item struct {
+	Binding *Binding `json:"binding,omitempty"`
+	Change  *Change  `json:"change,omitempty"`
+	Counter *Counter `json:"counter,omitempty"`
+}
+
+// Counter is a minter's counter: the value Count adds to.
+type Counter struct {
+	Name  string `json:"name"`
+	Value uint64 `json:"value"`
+}
+
+// ErrNotEmpty refuses to load a dump into a store that holds something:
+// the dump's versions and history would not fit what is there.
+var ErrNotEmpty = errors.New("the store is not empty: a dump loads only into a new, empty store")
+
+// CheckOrder returns next, checked: every item has exactly one part, the
+// bindings come first, in increasing key order, then the history records
+// in increasing sequence order, then the counters in increasing name
+// order. An item out of order is an error naming its position (1-based;
+// in a dump, item n is on line n+1). Every backend's Load reads through it.
+func CheckOrder(next func() (*Item, error)) func() (*Item, error) {
+	n, stage := 0, 0
+	var lastKey string
+	var lastSeq uint64
+	return func() (*Item, error) {
+		it, err := next()
+		if err != nil {
+			return nil, err
+		}
+		n++
+		s, key, seq := 0, "", uint64(0)
+		parts := 0
+		if it.Binding != nil {
+			s, key, parts = 1, it.Binding.Key, parts+1
+		}
+		if it.Change != nil {
+			s, seq, parts = 2, it.Change.Seq, parts+1
+		}
+		if it.Counter != nil {
+			s, key, parts = 3, it.Counter.Name, parts+1
+		}
+		switch {
+		case parts != 1:
+			return nil, fmt.Errorf("item %d: %d parts, want one binding, change or counter", n, parts)
+		case s < stage:
+			return nil, fmt.Errorf("item %d: out of order: bindings come first, then the history, then the counters", n)
+		case s == stage && s == 2 && seq <= lastSeq:
+			return nil, fmt.Errorf("item %d: history record %d after %d: the sequence must increase", n, seq, lastSeq)
+		case s == stage && s != 2 && key <= lastKey:
+			return nil, fmt.Errorf("item %d: %q after %q: keys and names must increase", n, key, lastKey)
+		case s == 2 && seq == 0:
+			return nil, fmt.Errorf("item %d: history record with sequence 0", n)
+		}
+		stage, lastKey, lastSeq = s, key, seq
+		return it, nil
+	}
+}
+
+// DumpFormat and DumpVersion name the format of WriteDump in its first
+// line.
+const (
+	DumpFormat  = "caddy-ark store dump"
+	DumpVersion = 1
+)
+
+// DumpCounts is how many of each item a dump holds.
+type DumpCounts struct {
+	Bindings int `json:"bindings"`
+	Changes  int `json:"changes"`
+	Counters int `json:"counters"`
+}
+
+func (c DumpCounts) String() string {
+	return fmt.Sprintf("%d bindings, %d history records, %d counters", c.Bindings, c.Changes, c.Counters)
+}
+
+// add counts it.
+func (c *DumpCounts) add(it *Item) {
+	switch {
+	case it.Binding != nil:
+		c.Bindings++
+	case it.Change != nil:
+		c.Changes++
+	case it.Counter != nil:
+		c.Counters++
+	}
+}
+
+// dumpLine is one line of a dump: the header, an item, or the end.
+type dumpLine struct {
+	Format  string `json:"format,omitempty"`
+	Version int    `json:"version,omitempty"`
+	Item
+	End *DumpCounts `json:"end,omitempty"`
+}
+
+// WriteDump writes d's dump to w as NDJSON, one JSON object a line: the
+// header {"format":"caddy-ark store dump","version":1}, then each item
+// ({"binding":{...}}, {"change":{...}} or {"counter":{...}}), then
+// {"end":{"bindings":n,"changes":n,"counters":n}}, by which ReadDump tells
+// a whole dump from one cut short.
+func WriteDump(ctx context.Context, d Dumper, w io.Writer) (DumpCounts, error) {
+	var counts DumpCounts
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(dumpLine{Format: DumpFormat, Version: DumpVersion}); err != nil {
+		return counts, err
+	}
+	err := d.Dump(ctx, func(it *Item) error {
+		counts.add(it)
+		return enc.Encode(dumpLine{Item: *it})
+	})
+	if err != nil {
+		return counts, err
+	}
+	if err := enc.Encode(dumpLine{End: &counts}); err != nil {
+		return counts, err
+	}
+	return counts, bw.Flush()
+}
+
+// ReadDump loads the dump that WriteDump wrote into d, an empty store
+// (see Dumper.Load), and returns what it holds. A dump that is not one,
+// is cut short, holds anything unknown or out of order, or does not
+// hold what its end line counts loads nothing.
+func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	dec.DisallowUnknownFields()
+	var (
+		counts DumpCounts
+		n      int // lines read
+	)
+	read := func() (*dumpLine, error) {
+		var l dumpLine
+		if err := dec.Decode(&l); err != nil {
+			if err == io.EOF {
+				return nil, fmt.Errorf("line %d: the dump ends without its end line: it was cut short", n+1)
+			}
+			return nil, fmt.Errorf("line %d: %w", n+1, err)
+		}
+		n++
+		return &l, nil
+	}
+	head, err := read()
+	if err != nil {
+		return counts, err
+	}
+	if head.Format != DumpFormat || head.Version != DumpVersion || head.End != nil || head.Item != (Item{}) {
+		return counts, fmt.Errorf("line 1: not a %s of version %d", DumpFormat, DumpVersion)
+	}
+	next := func() (*Item, error) {
+		l, err := read()
+		if err != nil {
+			return nil, err
+		}
+		if l.Format != "" || l.Version != 0 {
+			return nil, fmt.Errorf("line %d: a header inside the dump", n)
+		}
+		if l.End == nil {
+			counts.add(&l.Item)
+			return &l.Item, nil
+		}
+		if l.Item != (Item{}) {
+			return nil, fmt.Errorf("line %d: an end line holding an item", n)
+		}
+		if *l.End != counts {
+			return nil, fmt.Errorf("line %d: the dump holds %v, its end line counts %v", n, counts, *l.End)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("line %d: more follows the end line", n)
+		}
+		return nil, io.EOF
+	}
+	err = d.Load(ctx, next)
+	return counts, err
+}
