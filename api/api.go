@@ -166,8 +166,10 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		return c.only(http.MethodGet, c.export)
 	case route == "import" && rest == "":
 		return c.only(http.MethodPost, c.importTable)
+	case route == "backup" && rest == "":
+		return c.only(http.MethodGet, c.backup)
 	}
-	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export and import")
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import and backup")
 }
 
 // apiCall is one request to the API, authenticated.

@@ -26,7 +26,8 @@ type APIKey struct {
 	// What the key may do, each "read:<prefix>" or "write:<prefix>", where
 	// <prefix> is a NAAN or shoulder ("ark:12345", "ark:12345/x5"), a URN
 	// namespace ("urn:isbn") or "*" for every identifier. Write includes
-	// read.
+	// read. "admin" grants what concerns the whole store (GET backup) and
+	// no identifier's requests.
 	Scopes []string `json:"scopes"`
 }
 
@@ -39,6 +40,7 @@ type apiKey struct {
 // scope is one compiled scope.
 type scope struct {
 	write bool
+	admin bool   // "admin": the whole store, no identifier
 	all   bool   // "*"
 	naan  string // an ARK prefix's NAAN
 	name  string // its shoulder, "" for the whole NAAN
@@ -74,13 +76,16 @@ func compileKey(k APIKey) (string, *apiKey, error) {
 	return string(sum), c, nil
 }
 
-// parseScope reads "read:<prefix>" or "write:<prefix>".
+// parseScope reads "read:<prefix>", "write:<prefix>" or "admin".
 func parseScope(s string) (scope, error) {
 	access, prefix, ok := strings.Cut(s, ":")
 	var sc scope
 	switch {
+	case s == "admin":
+		sc.admin = true
+		return sc, nil
 	case !ok || (access != "read" && access != "write"):
-		return sc, fmt.Errorf("scope %q: write read:<prefix> or write:<prefix>, such as write:ark:12345/x5", s)
+		return sc, fmt.Errorf("scope %q: write read:<prefix>, write:<prefix> (such as write:ark:12345/x5) or admin", s)
 	case prefix == "*":
 		sc.all = true
 	case len(prefix) > 4 && strings.EqualFold(prefix[:4], "urn:"):
