@@ -44,13 +44,17 @@ draft-ark-uri-scheme:
 	caddy ark withdraw <id> <why>   withdraw an identifier through the API
 	caddy ark export --api <url>    print the API's store as a table file
 	caddy ark hash-key              hash a key for the api configuration
+	caddy ark store dump|load       move a whole store, history included,
+	                                between bolt and PostgreSQL (NDJSON)
+	caddy ark store backup --api <url> -o <file>
+	                                back up a running bolt store
 `,
 		CobraFunc: func(cmd *cobra.Command) {
 			// Unknown subcommands are errors rather than a silent help page.
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), compileCommand(), exportCommand(), resolveCommand(),
-				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand())
+				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand(), storeCommand())
 		},
 	})
 }

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/bolt"
+	"github.com/caddy-ark/caddy-ark/store/postgres"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/spf13/cobra"
+	bbolt "go.etcd.io/bbolt"
+)
+
+// storeCommand builds `caddy ark store`: whole stores copied, moved and
+// backed up. Its subcommands are named for what they do to a store, as
+// the other commands are: dump writes one out, load fills an empty one,
+// backup copies a running one through the API.
+func storeCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "store",
+		Short: "Dumps, loads and backs up whole stores",
+		Long: `
+Moves whole stores, history included: dump writes a store (a bolt file no
+Caddy has open, or a PostgreSQL store) as NDJSON; load fills a new, empty
+store with it, of either kind; backup copies the bolt file of a running
+Caddy through the API.
+`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(storeDumpCommand(), storeLoadCommand(), storeBackupCommand())
+	return cmd
+}
+
+// storeFlags adds --store and --schema.
+func storeFlags(cmd *cobra.Command) {
+	cmd.Flags().String("store", "", "The store: a bolt file, or a PostgreSQL connection string (postgres://… or key=value pairs)")
+	cmd.Flags().String("schema", postgres.DefaultSchema, "With a PostgreSQL store: its schema")
+}
+
+// storeDumpCommand builds `caddy ark store dump`.
+func storeDumpCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dump --store <bolt file | postgres DSN> [--schema ark] [-o <file>]",
+		Short: "Writes a whole store as NDJSON, history included",
+		Long: `
+Writes everything a store holds, as of one moment, as NDJSON (one JSON object
+a line): every binding (names minted but not bound, and withdrawals,
+included) in key order, the history of every change with its sequence
+number, version, time and key name, and the minters' counters, between a
+header line and an end line that counts them. caddy ark store load reads it
+into a new store of either kind.
+
+A bolt file must not be open in a running Caddy (bbolt locks it): back that
+up with caddy ark store backup, then dump the backup. A PostgreSQL store is
+read from one snapshot while its nodes go on. With -o, the file appears only
+once the dump is complete.
+`,
+		Args: cobra.NoArgs,
+	}
+	storeFlags(cmd)
+	cmd.Flags().StringP("output", "o", "", "The dump to write (default: standard output)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		output, _ := cmd.Flags().GetString("output")
+		d, name, closeStore, err := openStoreFlag(cmd, false)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		var counts store.DumpCounts
+		if output == "" {
+			counts, err = store.WriteDump(cmd.Context(), d, cmd.OutOrStdout())
+		} else {
+			err = writeAtomically(output, func(f *os.File) error {
+				counts, err = store.WriteDump(cmd.Context(), d, f)
+				return err
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: dumped %v\n", name, counts)
+		return nil
+	}
+	return cmd
+}
+
+// storeLoadCommand builds `caddy ark store load`.
+func storeLoadCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "load --store <bolt file | postgres DSN> [--schema ark] [<dump> | -]",
+		Short: "Fills a new, empty store with a dump",
+		Long: `
+Reads a dump that caddy ark store dump wrote (from <dump>, or standard input)
+into a store that holds nothing yet: a bolt file, created if missing, or a
+PostgreSQL store, its schema created or migrated as a node would. Everything
+is kept as it was: versions, times, key names, history sequence numbers,
+minted names, withdrawals and counters; changes made after continue from it.
+A store that holds anything is refused, and so is a dump cut short, out of
+order or holding anything unknown: then nothing is loaded. PostgreSQL keeps
+times to the microsecond.
+`,
+		Args: cobra.MaximumNArgs(1),
+	}
+	storeFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		in, inName := cmd.InOrStdin(), "stdin"
+		if len(args) == 1 && args[0] != "-" {
+			f, err := osfile.OpenRegular(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in, inName = f, args[0]
+		}
+		d, name, closeStore, err := openStoreFlag(cmd, true)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		counts, err := store.ReadDump(cmd.Context(), d, in)
+		if errors.Is(err, store.ErrNotEmpty) {
+			return fmt.Errorf("%s: nothing loaded: %w", name, err)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: nothing loaded: %s: %w", name, inName, err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: loaded %v from %s\n", name, counts, inName)
+		return nil
+	}
+	return cmd
+}
+
+// storeBackupCommand builds `caddy ark store backup`.
+func storeBackupCommand() *cobra.Command {
+	cmd := apiCommand("backup --api <url> -o <file>",
+		"Backs up the bolt store of a running Caddy through the API", `
+Copies the bolt store of a running Caddy, consistently and without stopping
+it, through the API's GET backup (the key needs the admin scope), into
+<file>: a bbolt file that can replace the store's file, or be dumped with
+caddy ark store dump. The copy is checked (every page of the bbolt file)
+before it is renamed into place.
+`, cobra.NoArgs, func(cmd *cobra.Command, c *apiClient, _ []string) error {
+			output, _ := cmd.Flags().GetString("output")
+			if output == "" {
+				return errors.New("-o <file> is required")
+			}
+			size, err := c.backup(cmd.Context(), output)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d bytes, checked\n", output, size)
+			return nil
+		})
+	cmd.Flags().StringP("output", "o", "", "The backup file to write (required)")
+	return cmd
+}
+
+// backup writes the API's GET backup to output, checked as a bbolt file
+// before it appears, and returns its size.
+func (c *apiClient) backup(ctx context.Context, output string) (int64, error) {
+	var size int64
+	err := writeAtomically(output, func(f *os.File) error {
+		err := c.call(ctx, http.MethodGet, "/backup", nil, func(body io.Reader) error {
+			var err error
+			size, err = io.Copy(f, body)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return checkBolt(f.Name())
+	})
+	return size, err
+}
+
+// checkBolt opens the bbolt file at path read-only and checks every page.
+func checkBolt(path string) error {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return fmt.Errorf("the backup is not a bbolt file: %w", err)
+	}
+	defer db.Close()
+	return db.View(func(tx *bbolt.Tx) error {
+		for err := range tx.Check() {
+			return fmt.Errorf("the backup is damaged: %w", err)
+		}
+		return nil
+	})
+}
+
+// writeAtomically calls write with a temporary file beside output, then
+// syncs it and renames it over output: the file appears only once
+// complete, and not at all when write fails.
+func writeAtomically(output string, write func(f *os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	err = write(tmp)
+	if err == nil {
+		err = tmp.Chmod(0o600)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), output)
+	}
+	return err
+}
+
+// openStoreFlag opens the store that --store names (see openStore).
+func openStoreFlag(cmd *cobra.Command, create bool) (store.Dumper, string, func(), error) {
+	spec, _ := cmd.Flags().GetString("store")
+	schema, _ := cmd.Flags().GetString("schema")
+	return openStore(spec, schema, create)
+}
+
+// openStore opens the store spec names: a PostgreSQL store (under schema)
+// for a connection string (a postgres:// or postgresql:// URL, or
+// key=value pairs), else the bolt file at that path, which must exist
+// unless create is set. It returns the store, a name for messages, and
+// the function that closes it.
+func openStore(spec, schema string, create bool) (store.Dumper, string, func(), error) {
+	if spec == "" {
+		return nil, "", nil, errors.New("--store is required: a bolt file, or a PostgreSQL connection string")
+	}
+	if isPostgresDSN(spec) {
+		b, err := postgres.Open(spec, schema)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return b, "postgres schema " + schema, func() { b.Destruct() }, nil
+	}
+	if !create {
+		if _, err := os.Stat(spec); err != nil {
+			return nil, "", nil, fmt.Errorf("--store %s: %w", spec, err)
+		}
+	}
+	s := &bolt.Store{Path: spec}
+	if err := s.Provision(caddy.Context{}); err != nil {
+		if errors.Is(err, bbolt.ErrTimeout) {
+			err = fmt.Errorf("%w; a running Caddy holds it: back it up with caddy ark store backup --api <url>, and dump the backup", err)
+		}
+		return nil, "", nil, err
+	}
+	return s, spec, func() { s.Cleanup() }, nil
+}
+
+// isPostgresDSN reports whether spec is a PostgreSQL connection string (a
+// postgres:// or postgresql:// URL, or key=value pairs starting with a
+// keyword, such as "host=/run/postgresql dbname=ark") rather than a
+// file's path ("./a=b.db" is a file).
+func isPostgresDSN(spec string) bool {
+	lower := strings.ToLower(spec)
+	return strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") || dsnKeyword.MatchString(spec)
+}
+
+// dsnKeyword matches the start of a key=value connection string.
+var dsnKeyword = regexp.MustCompile(`^\s*[a-z_]+\s*=`)

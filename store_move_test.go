@@ -1,0 +1,222 @@
+package ark
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/bolt"
+	"github.com/caddyserver/caddy/v2"
+)
+
+// storeMinter is the minter of the sites whose stores move.
+const storeMinter = "minter ark:12345/x5 .reeddeedk"
+
+// A store filled through the API of a real Caddy moves bolt → PostgreSQL
+// → bolt with the real binary, and nothing is lost: each dump is the same
+// bytes, and the last store serves the same export, history and minter
+// sequence. Loading into a store that holds anything is refused. On main
+// there was no way to move a store at all.
+func TestStoreMovesBoltPostgresBolt(t *testing.T) {
+	s := startAPISite(t, storeMinter)
+	for _, c := range []struct{ method, path, body string }{
+		{"PUT", "/id/ark:12345/m1", `{"target": "https://repo.example.org/m1", "meta": {"who": "Ada", "what": "дневник"}}`},
+		{"PUT", "/id/ark:12345/m1", `{"target": "/objects/m1.html", "passthrough": false}`},
+		{"PUT", "/id/ark:12345/m2", `{"target": "https://repo.example.org/m2", "status": 303}`},
+		{"POST", "/withdraw/ark:12345/m2", `{"reason": "Duplicate of ark:12345/m1"}`},
+		{"POST", "/mint/ark:12345/x5?n=3", ""},
+		{"POST", "/mint/ark:12345/x5", `{"target": "https://repo.example.org/{id}"}`},
+	} {
+		if got := s.call(c.method, c.path, "editor", c.body); got.status >= 300 {
+			t.Fatalf("%s %s: %d %s", c.method, c.path, got.status, got.body)
+		}
+	}
+	export := s.call("GET", "/export", "editor", "").body
+	history := s.lookup("ark:12345/m1").History
+	// Caddy lets go of the file when another config replaces the site's.
+	startSite(t, `respond "elsewhere" 200`)
+
+	dump := func(args ...string) string {
+		t.Helper()
+		out, stderr, status := runCaddy(t, "", append([]string{"ark", "store", "dump"}, args...)...)
+		if status != 0 {
+			t.Fatalf("store dump %v: %s", args, stderr)
+		}
+		return out
+	}
+	load := func(in string, args ...string) {
+		t.Helper()
+		if _, stderr, status := runCaddy(t, in, append([]string{"ark", "store", "load"}, args...)...); status != 0 {
+			t.Fatalf("store load %v: %s", args, stderr)
+		}
+	}
+	first := dump("--store", s.db)
+	if !strings.Contains(first, `"end":{"bindings":6,"changes":8,"counters":1}`) {
+		t.Errorf("the dump of the first store:\n%s", first)
+	}
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
+	load(first, "--store", dsn, "--schema", "moved")
+	if again := dump("--store", dsn, "--schema", "moved"); again != first {
+		t.Errorf("bolt → PostgreSQL changed the store:\nbolt:\n%s\npostgres:\n%s", first, again)
+	}
+	viaFile := filepath.Join(t.TempDir(), "moved.ndjson")
+	dump("--store", dsn, "--schema", "moved", "-o", viaFile)
+	second := filepath.Join(t.TempDir(), "second.db")
+	load("", "--store", second, viaFile)
+	if again := dump("--store", second); again != first {
+		t.Errorf("bolt → PostgreSQL → bolt changed the store:\nfirst:\n%s\nsecond:\n%s", first, again)
+	}
+
+	// Into a store that holds anything: refused, and it is left as it was.
+	for _, target := range [][]string{{"--store", dsn, "--schema", "moved"}, {"--store", second}} {
+		before := dump(target...)
+		_, stderr, status := runCaddy(t, first, append([]string{"ark", "store", "load"}, target...)...)
+		if status != 1 || !strings.Contains(stderr, "nothing loaded: the store is not empty") {
+			t.Errorf("load into %v, not empty: status %d, %s", target, status, stderr)
+		}
+		if after := dump(target...); after != before {
+			t.Errorf("a refused load changed %v", target)
+		}
+	}
+	// A dump cut short loads nothing; a bolt file that is not there is
+	// not made by dump.
+	cut := filepath.Join(t.TempDir(), "cut.db")
+	if _, stderr, status := runCaddy(t, first[:len(first)/2], "ark", "store", "load", "--store", cut); status != 1 || !strings.Contains(stderr, "nothing loaded") {
+		t.Errorf("a dump cut short: status %d, %s", status, stderr)
+	}
+	if got := dump("--store", cut); !strings.Contains(got, `"end":{"bindings":0,"changes":0,"counters":0}`) {
+		t.Errorf("a dump cut short kept something:\n%s", got)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.db")
+	if _, _, status := runCaddy(t, "", "ark", "store", "dump", "--store", missing); status != 1 {
+		t.Errorf("dump of a missing file: status %d", status)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("dump made the missing file: %v", err)
+	}
+
+	// The moved store serves what the first did, and goes on from it.
+	moved := &apiSite{db: second, table: s.table}
+	moved.site = startSite(t, apiSiteBody(second, s.table, storeMinter))
+	if got := moved.call("GET", "/export", "editor", "").body; got != export {
+		t.Errorf("the moved store exports:\n%s\nthe first exported:\n%s", got, export)
+	}
+	if got := moved.lookup("ark:12345/m1").History; len(got) != 2 || !got[1].Time.Equal(history[1].Time) || got[1].By != "editor" || got[1].Old.Target != "https://repo.example.org/m1" {
+		t.Errorf("the moved history: %+v, was %+v", got, history)
+	}
+	if got := moved.get("/ark:12345/m2"); got.status != http.StatusGone {
+		t.Errorf("the moved withdrawal answers %d", got.status)
+	}
+	ids := minted(t, moved.call("POST", "/mint/ark:12345/x5", "editor", ""))
+	if len(ids) != 1 || strings.Contains(first, `"`+ids[0]+`"`) {
+		t.Errorf("minting after the move gave %v, minted before the move: the counter did not move", ids)
+	}
+}
+
+// GET backup copies the bolt store of a running Caddy while it is being
+// written: each copy is a whole bbolt file that dumps as a store, and it
+// holds everything written before the copy began. `caddy ark store
+// backup` writes it checked. Only an admin key may. On main there was no
+// backup short of stopping Caddy.
+func TestAPIBackupWhileWriting(t *testing.T) {
+	s := startAPISite(t, "")
+	for _, key := range []string{"editor", "reader"} {
+		if got := s.call("GET", "/backup", key, ""); got.status != http.StatusForbidden {
+			t.Errorf("backup with the %s key: %d %s", key, got.status, got.body)
+		}
+	}
+	if got := s.call("POST", "/backup", "admin", ""); got.status != http.StatusMethodNotAllowed {
+		t.Errorf("POST backup: %d", got.status)
+	}
+
+	var written atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c := &http.Client{}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			id := "ark:12345/b" + strconv.Itoa(i)
+			req, _ := http.NewRequest("PUT", s.base+"/api/ark/id/"+id, strings.NewReader(`{"target": "https://repo.example.org/`+strconv.Itoa(i)+`", "meta": {"pad": "`+strings.Repeat("p", 2000)+`"}}`))
+			req.Header.Set("Authorization", "Bearer editor-secret")
+			resp, err := c.Do(req)
+			if err != nil || resp.StatusCode != http.StatusCreated {
+				t.Errorf("PUT %s during backups: %v %v", id, err, resp)
+				return
+			}
+			resp.Body.Close()
+			written.Store(int64(i + 1))
+		}
+	}()
+	for round := range 3 {
+		before := int(written.Load())
+		got := s.call("GET", "/backup", "admin", "")
+		if got.status != http.StatusOK || got.header.Get("Content-Length") != strconv.Itoa(len(got.body)) {
+			t.Fatalf("backup %d: %d, Content-Length %s for %d bytes", round, got.status, got.header.Get("Content-Length"), len(got.body))
+		}
+		counts := dumpBackup(t, got.body)
+		if counts.Bindings < before || counts.Changes != counts.Bindings {
+			t.Errorf("backup %d holds %v; %d bindings were written before it", round, counts, before)
+		}
+	}
+	close(stop)
+	wg.Wait()
+
+	t.Setenv("ARK_API_KEY", "admin-secret")
+	out := filepath.Join(t.TempDir(), "backup.db")
+	_, stderr, status := runCaddy(t, "", "ark", "store", "backup", "--api", s.base+"/api/ark", "-o", out)
+	if status != 0 || !strings.Contains(stderr, "checked") {
+		t.Fatalf("caddy ark store backup: status %d, %s", status, stderr)
+	}
+	dumped, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", out)
+	if status != 0 || !strings.Contains(dumped, `"id":"ark:12345/b0"`) {
+		t.Errorf("dump of the backup: status %d, %s", status, stderr)
+	}
+	t.Setenv("ARK_API_KEY", "editor-secret")
+	if _, stderr, status := runCaddy(t, "", "ark", "store", "backup", "--api", s.base+"/api/ark", "-o", filepath.Join(t.TempDir(), "no.db")); status != 1 || !strings.Contains(stderr, "403") {
+		t.Errorf("backup with the editor key: status %d, %s", status, stderr)
+	}
+}
+
+// dumpBackup opens a backup as a bolt store and returns what its dump
+// holds, which ReadDump checks whole and in order by loading it.
+func dumpBackup(t *testing.T, data string) store.DumpCounts {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "backup.db")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := func(path string) *bolt.Store {
+		st := &bolt.Store{Path: path}
+		if err := st.Provision(caddy.Context{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Cleanup() })
+		return st
+	}
+	var buf bytes.Buffer
+	if _, err := store.WriteDump(context.Background(), open(path), &buf); err != nil {
+		t.Fatalf("dumping the backup: %v", err)
+	}
+	counts, err := store.ReadDump(context.Background(), open(filepath.Join(dir, "copy.db")), &buf)
+	if err != nil {
+		t.Fatalf("the backup's dump does not load: %v", err)
+	}
+	return counts
+}
