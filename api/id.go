@@ -346,7 +346,7 @@ func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 		return wr, nil
 	}
 	// The reason given is the reason: a metadata "reason" would stand
-	// for it in ?info and in exports (table.EntryOf).
+	// for it in ?info and in exports (importer.EntryOf).
 	wr.Binding.Target, wr.Binding.Passthrough, wr.Binding.Meta = cur.Target, cur.Passthrough, maps.Clone(cur.Meta)
 	delete(wr.Binding.Meta, table.ReasonMeta)
 	if len(wr.Binding.Meta) == 0 {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
@@ -16,7 +17,7 @@ import (
 )
 
 // export answers GET export: the store's bindings that the key may read,
-// as a table file, streamed in key order, each as table.EntryOf writes it
+// as a table file, streamed in key order, each as importer.EntryOf writes it
 // (a withdrawal's reason in the meta key "reason"), so that importing the
 // export makes the same bindings again. Names minted but not bound yet
 // are left out: a table has no way to hold them.
@@ -40,7 +41,7 @@ func (c *apiCall) export() error {
 			sep = "{\"entries\": [\n"
 			started = true
 		}
-		data, err := json.Marshal(table.EntryOf(b))
+		data, err := json.Marshal(importer.EntryOf(b))
 		if err != nil {
 			return err
 		}
@@ -165,14 +166,14 @@ func (c *apiCall) importTable() error {
 }
 
 // importBinding checks one entry of an imported table and returns its
-// binding (see table.Entry.Binding).
+// binding (see importer.Binding).
 func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	key, err := c.managedKey(e.ID, true)
 	if err != nil {
 		return nil, err
 	}
 	e.ID = key
-	b, err := e.Binding()
+	b, err := importer.Binding(e)
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}

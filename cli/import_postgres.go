@@ -49,7 +49,7 @@ func importToPostgres(br *bufio.Reader, name string, opts importer.Options, dsn,
 			}
 			return nil, io.EOF
 		}
-		return e.Binding()
+		return importer.Binding(e)
 	}, "caddy ark import")
 	if err != nil {
 		pr.CloseWithError(err)
