@@ -208,7 +208,7 @@ func TestImportGuessesTheFormat(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"--format", "xml", "x"}, `--format must be csv, tsv, rewritemap, nginx or auto, not "xml"`},
+		{[]string{"--format", "xml", "x"}, `--format must be csv, tsv, rewritemap, nginx, json or auto, not "xml"`},
 		{[]string{"--format", "nginx", testkit.WriteFile(t, "x.conf", "server { listen 80; }\n")}, "no map block found"},
 		{[]string{"--format", "nginx", testkit.WriteFile(t, "y.conf", "map $a $b {\n  /ark:12345/a /a.html;\n")}, "the map block is not closed"},
 		{[]string{"--format", "csv", testkit.WriteFile(t, "h.csv", "name,place\nx,y\n")}, "nor a header row naming an id column"},

@@ -85,7 +85,7 @@ func parseScope(s string) (scope, error) {
 		sc.admin = true
 		return sc, nil
 	case !ok || (access != "read" && access != "write"):
-		return sc, fmt.Errorf("scope %q: write read:<prefix>, write:<prefix> (such as write:ark:12345/x5) or admin", s)
+		return sc, fmt.Errorf("scope %q: write read:<prefix> or write:<prefix>, such as write:ark:12345/x5, or admin", s)
 	case prefix == "*":
 		sc.all = true
 	case len(prefix) > 4 && strings.EqualFold(prefix[:4], "urn:"):
