@@ -107,7 +107,15 @@ type DumpCounts struct {
 }
 
 func (c DumpCounts) String() string {
-	return fmt.Sprintf("%d bindings, %d history records, %d counters", c.Bindings, c.Changes, c.Counters)
+	return plural(c.Bindings, "binding") + ", " + plural(c.Changes, "history record") + ", " + plural(c.Counters, "counter")
+}
+
+// plural writes n nouns, in the singular for one.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // add counts it.
