@@ -4,6 +4,7 @@ import (
 	"context"
 	be "encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -12,11 +13,18 @@ import (
 )
 
 // Dump implements store.Dumper from one read transaction: a consistent
-// snapshot, held until the dump is written. It is for a file no Caddy
+// snapshot, held until the dump is written. Committed imports are merged
+// into the bindings first. It is for a file no Caddy
 // has open (`caddy ark store dump`); a running store is backed up with
 // Backup, which holds its transaction only while it copies the file.
 func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
+	if err := b.mergeAll(); err != nil {
+		return err
+	}
 	return b.db.View(func(tx *bolt.Tx) error {
+		if id, _ := tx.Bucket(bucketImports).Cursor().First(); id != nil {
+			return errImportPending
+		}
 		c := tx.Bucket(bucketBindings).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			if err := ctx.Err(); err != nil {
@@ -58,11 +66,12 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 
 // Load implements store.Dumper in one write transaction, which bbolt
 // holds in memory until it commits: loading takes about as much memory
-// as the dump's size.
+// as the dump's size. An import staged or committed, not merged yet,
+// makes the store not empty.
 func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) error {
 	next = store.CheckOrder(next)
 	err := b.db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters} {
+		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters, bucketStaged, bucketImports, bucketRuns} {
 			if k, _ := tx.Bucket(name).Cursor().First(); k != nil {
 				return store.ErrNotEmpty
 			}
@@ -115,6 +124,21 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 	b.notify(nil)
 	return nil
 }
+
+// mergeAll moves every committed import into the bindings, with its
+// history records, as the merger would in the background: a dump holds
+// them as bindings with their history.
+func (b *boltDB) mergeAll() error {
+	for {
+		more, err := b.mergeChunk()
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// errImportPending refuses a dump that an import committed during.
+var errImportPending = errors.New("an import committed while the dump began: dump again")
 
 // Interface guard.
 var _ store.Dumper = (*Store)(nil)

@@ -135,7 +135,7 @@ type stagedBinding struct {
 // staged and their first keys, up to importNotifyMax+1. The input is read
 // outside any transaction: a slow client never holds the store.
 func (b *boltDB) stage(ctx context.Context, run *importRun, next func() (*store.Binding, error), by string) (added int, keys []string, err error) {
-	now := time.Now().UTC()
+	now := time.Now().UTC().Truncate(time.Microsecond) // as putBinding
 	var (
 		chunk    []stagedBinding
 		size     int
