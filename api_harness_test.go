@@ -20,8 +20,7 @@ import (
 const apiKeys = `
 		key editor %editor write:ark:12345 write:urn:isbn
 		key reader %reader read:ark:12345
-		key x5 %x5 write:ark:12345/x5
-		key admin %admin admin`
+		key x5 %x5 write:ark:12345/x5`
 
 // apiSite is a site with the API under /api/ark and a bbolt store in a
 // temporary directory.
@@ -45,7 +44,7 @@ func startAPISite(t *testing.T, more string) *apiSite {
 // apiSiteBody is the site block of an apiSite.
 func apiSiteBody(db, tablePath, more string) string {
 	keys := apiKeys
-	for _, name := range []string{"editor", "reader", "x5", "admin"} {
+	for _, name := range []string{"editor", "reader", "x5"} {
 		keys = strings.Replace(keys, "%"+name, keyHash(name+"-secret"), 1)
 	}
 	return `

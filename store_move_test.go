@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
+	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -128,7 +129,10 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 // backup` writes it checked. Only an admin key may. On main there was no
 // backup short of stopping Caddy.
 func TestAPIBackupWhileWriting(t *testing.T) {
-	s := startAPISite(t, "")
+	s := &apiSite{db: filepath.Join(t.TempDir(), "ark.db"), table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})}
+	// The test keys, and admin, whose secret is admin-secret.
+	body := strings.Replace(apiSiteBody(s.db, s.table, ""), "api /api/ark {", "api /api/ark {\n\t\t\tkey admin "+keyHash("admin-secret")+" admin", 1)
+	s.site = startSite(t, body)
 	for _, key := range []string{"editor", "reader"} {
 		if got := s.call("GET", "/backup", key, ""); got.status != http.StatusForbidden {
 			t.Errorf("backup with the %s key: %d %s", key, got.status, got.body)
