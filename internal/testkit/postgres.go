@@ -8,10 +8,13 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,6 +32,8 @@ type Cluster struct {
 	Port int
 	as   string // the user the server runs as; "" for this process's
 	dbs  atomic.Int64
+
+	frozen atomic.Bool // by Freeze, until Thaw
 }
 
 // pgBinDir finds PostgreSQL's server binaries: Debian's
@@ -216,4 +221,96 @@ func (c *Cluster) CreateDB(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return c.dsn(name)
+}
+
+// Freeze stops every process of the server with SIGSTOP, the postmaster
+// first so that it starts no more: the server then neither answers nor
+// refuses, as a hung host or a full disk behaves. Thaw undoes it, and the
+// test's cleanup thaws a cluster left frozen. Linux only (/proc).
+func (c *Cluster) Freeze(t testing.TB) {
+	t.Helper()
+	pids, err := c.pids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatalf("SIGSTOP %d: %v", pid, err)
+		}
+	}
+	// A backend forked just before the postmaster stopped is found now.
+	more, err := c.pids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range more {
+		if !slices.Contains(pids, pid) {
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
+		}
+	}
+	c.frozen.Store(true)
+	t.Cleanup(func() { c.thaw() })
+}
+
+// Thaw continues the processes Freeze stopped, the postmaster last.
+func (c *Cluster) Thaw(t testing.TB) {
+	t.Helper()
+	if err := c.thaw(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *Cluster) thaw() error {
+	if !c.frozen.Swap(false) {
+		return nil
+	}
+	pids, err := c.pids()
+	if err != nil {
+		return err
+	}
+	for _, pid := range slices.Backward(pids) {
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			return fmt.Errorf("SIGCONT %d: %v", pid, err)
+		}
+	}
+	return nil
+}
+
+// pids returns the postmaster's PID (the first line of postmaster.pid),
+// then its children's, from /proc.
+func (c *Cluster) pids() ([]int, error) {
+	data, err := os.ReadFile(filepath.Join(c.data(), "postmaster.pid"))
+	if err != nil {
+		return nil, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	postmaster, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		return nil, fmt.Errorf("postmaster.pid: %q: %v", line, err)
+	}
+	pids := []int{postmaster}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // gone
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(postmaster) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
 }

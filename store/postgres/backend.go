@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/breaker"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,6 +31,13 @@ type Backend struct {
 	// known yet. Changes are logged and shown as caddy_ark_postgres_up.
 	up atomic.Int32
 
+	// The circuit breaker: once the server has failed pgTripAfter
+	// operations in a row, operations fail at once with ErrUnavailable
+	// rather than each waiting for the timeout, and one probes every
+	// pgCooldown. Shown as caddy_ark_postgres_circuit.
+	circuit     *breaker.Breaker
+	circuitOpen bool // since it last closed; under the circuit's lock
+
 	watch pgWatch
 
 	// Done once Destruct begins: imports stop, so that closing the pool
@@ -37,6 +45,15 @@ type Backend struct {
 	closing context.Context
 	close   context.CancelFunc
 }
+
+// The circuit breaker's settings. A server that stops answering costs
+// pgTripAfter timeouts before operations fail at once; once it answers
+// again, the next probe (at most pgCooldown later, or the one under way)
+// closes the circuit.
+const (
+	pgTripAfter = 3
+	pgCooldown  = 250 * time.Millisecond
+)
 
 // Open opens the PostgreSQL store at dsn, under schema (default
 // "ark"), for a tool that uses it without Caddy, such as `caddy ark import
@@ -68,6 +85,8 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 	b := &Backend{pool: pool, schema: schema, timeout: timeout, logger: logger}
 	b.closing, b.close = context.WithCancel(context.Background())
 	b.up.Store(-1)
+	b.circuit = breaker.New(pgTripAfter, pgCooldown, timeout+time.Second, b.circuitChanged)
+	pgMetrics.circuit.WithLabelValues(schema).Set(float64(breaker.Closed))
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
 	defer cancel()
 	if err := b.ready(ctx); err != nil && !errors.Is(err, store.ErrUnavailable) {
@@ -108,9 +127,13 @@ func (b *Backend) ready(ctx context.Context) error {
 	return b.result(ctx, err)
 }
 
-// op starts an operation: it bounds ctx by the store's timeout and makes
-// sure the schema is there. The caller must call cancel.
+// op starts an operation: it fails at once while the circuit is open,
+// bounds ctx by the store's timeout and makes sure the schema is there.
+// The caller must call cancel.
 func (b *Backend) op(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := b.allow(); err != nil {
+		return nil, nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	if err := b.ready(ctx); err != nil {
 		cancel()
@@ -119,16 +142,30 @@ func (b *Backend) op(ctx context.Context) (context.Context, context.CancelFunc, 
 	return ctx, cancel, nil
 }
 
+// allow returns ErrUnavailable, wrapping breaker.ErrOpen, when the circuit
+// refuses an operation, and nil when it may go to the server.
+func (b *Backend) allow() error {
+	if b.circuit.Allow() {
+		return nil
+	}
+	pgMetrics.refused.WithLabelValues(b.schema).Inc()
+	return fmt.Errorf("%w: %w", store.ErrUnavailable, breaker.ErrOpen)
+}
+
 // result turns the error of an operation on ctx into the store's: a
 // server that is down, refuses connections or ran out of time makes
 // ErrUnavailable; a caller that gave up gets its own context's error. It
-// records whether the server answered.
+// records whether the server answered, for the circuit too; a caller
+// that gave up says nothing about the server.
 func (b *Backend) result(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
 		b.setUp(true, nil)
 		return nil
-	case errors.Is(err, store.ErrUnavailable), errors.Is(err, errSchema), storeAnswer(err):
+	case errors.Is(err, store.ErrUnavailable), errors.Is(err, errSchema):
+		return err
+	case storeAnswer(err):
+		b.setUp(true, nil)
 		return err
 	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ctx.Err()
@@ -167,11 +204,15 @@ func storeAnswer(err error) bool {
 	return errors.As(err, &input)
 }
 
-// setUp records whether the server answers, and logs the changes.
+// setUp records whether the server answers, for the circuit too, and
+// logs the changes.
 func (b *Backend) setUp(up bool, err error) {
 	v := int32(0)
 	if up {
 		v = 1
+		b.circuit.Success()
+	} else {
+		b.circuit.Failure()
 	}
 	if b.up.Swap(v) == v {
 		return
@@ -182,5 +223,24 @@ func (b *Backend) setUp(up bool, err error) {
 		b.logger.Info("store postgres: available", zap.String("schema", b.schema))
 	} else {
 		b.logger.Error("store postgres: unavailable; identifiers not in the cache get 503", zap.String("schema", b.schema), zap.Error(err))
+	}
+}
+
+// circuitChanged shows the circuit's new state as
+// caddy_ark_postgres_circuit, and logs when it opens and closes (not
+// every probe).
+func (b *Backend) circuitChanged(s breaker.State) {
+	pgMetrics.circuit.WithLabelValues(b.schema).Set(float64(s))
+	switch s {
+	case breaker.Open:
+		if b.circuitOpen {
+			return
+		}
+		b.circuitOpen = true
+		b.logger.Error("store postgres: circuit open: the server stopped answering; operations fail at once with 503 until a probe gets an answer",
+			zap.String("schema", b.schema), zap.Int("failures", pgTripAfter), zap.Duration("probe_every", pgCooldown))
+	case breaker.Closed:
+		b.circuitOpen = false
+		b.logger.Info("store postgres: circuit closed: the server answers again", zap.String("schema", b.schema))
 	}
 }

@@ -18,6 +18,9 @@ import (
 // by the store's timeout, but stops, rolling back, when ctx is done or the
 // store closes.
 func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
+	if err := b.allow(); err != nil {
+		return 0, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(b.closing, cancel)()

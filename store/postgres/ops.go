@@ -283,6 +283,9 @@ func (b *Backend) Count(ctx context.Context, name string, n uint64) (uint64, err
 // exports would otherwise take every connection, and lookups would get
 // 503. It is not bounded by the store's timeout.
 func (b *Backend) Each(ctx context.Context, fn func(*store.Binding) error) error {
+	if err := b.allow(); err != nil {
+		return err
+	}
 	if err := b.ready(ctx); err != nil {
 		return err
 	}
