@@ -46,7 +46,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	vars := &arkVars{res: res}
 	repl.Map(vars.get)
 	if res.Outcome == resolve.OutcomeUnavailable {
-		h.logger.Error("the identifier could not be looked up", zap.String("raw", core), zap.Error(res.Err))
+		kind := "store unavailable"
+		if errors.Is(res.Err, resolve.ErrTableDamaged) {
+			kind = "table damaged"
+		}
+		h.logs.Log(kind, zap.ErrorLevel, "the identifier could not be looked up", zap.String("raw", core), zap.Error(res.Err))
 		h.observe(r, repl, core, res, res.Outcome, "")
 		w.Header().Set("Retry-After", resolve.RetryAfter)
 		return h.refuse(w, r, res.Status, res.Reason, "")
@@ -107,11 +111,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	h.observe(r, repl, core, res, resolve.OutcomeMissing, target)
 	if status == 0 {
-		h.logger.Error("no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
+		h.logs.Log("no next handler", zap.ErrorLevel, "no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
 			zap.String("id", res.Key), zap.String("target", target))
 		return caddyhttp.Error(http.StatusInternalServerError, errors.New("nothing serves in-place targets"))
 	}
-	h.logger.Warn("identifier resolved to a missing target", zap.String("id", res.Key), zap.String("target", target))
+	h.logs.Log("missing target", zap.WarnLevel, "identifier resolved to a missing target", zap.String("id", res.Key), zap.String("target", target))
 	if errors.As(err, new(caddyhttp.HandlerError)) {
 		// Nothing is written yet (file_server's 404 is an error): say why.
 		return h.refuse(w, r, http.StatusNotFound, res.Key+" is assigned here, but what it resolves to is missing", res.Key)

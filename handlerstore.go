@@ -140,7 +140,7 @@ func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, b
 	}
 	keys, err := mint.Mint(ctx, m, rs.Store(), rs.Table(), n, by, bind)
 	if errors.Is(err, mint.ErrSpaceExhausted) {
-		h.logger.Warn("a minter's names have run out", zap.String("shoulder", m.Shoulder))
+		h.logs.Log("names run out: "+m.Shoulder, zap.WarnLevel, "a minter's names have run out", zap.String("shoulder", m.Shoulder))
 	}
 	return keys, err
 }

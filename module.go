@@ -26,6 +26,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -58,6 +59,11 @@ const (
 	// costs CPU and gains nothing, since a new file version is read only
 	// once it has stayed the same for one interval.
 	minWatchInterval = 100 * time.Millisecond
+
+	// logEvery is how often at most a message that requests can repeat
+	// (a missing target, a store or table that cannot be read) is
+	// written, as a summary with a count; the metrics count each.
+	logEvery = 5 * time.Second
 )
 
 // Handler resolves ARKs and URNs. Requests whose path starts with /ark: or
@@ -165,6 +171,7 @@ type Handler struct {
 	base      info.Links // from BaseURL
 	siteHosts siteHosts
 	logger    *zap.Logger
+	logs      *logsum.Logger // h.logger for what may repeat with every request
 	infoPage  *htmltemplate.Template
 	live      liveTable
 	stores    handlerStore
@@ -184,6 +191,7 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 // builds the resolver and starts watching.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.logs = logsum.New(h.logger, logEvery)
 	// Caddy provisions before it validates: check the bounds before
 	// anything is allocated by them.
 	if err := h.Validate(); err != nil {
@@ -327,6 +335,9 @@ func (h *Handler) Cleanup() error {
 	h.stopWatching()
 	h.closeStore()
 	h.leaveMetrics()
+	if h.logs != nil {
+		h.logs.Close()
+	}
 	if rs := h.resolver.Swap(nil); rs != nil {
 		rs.Close()
 	}

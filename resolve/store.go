@@ -138,11 +138,15 @@ func (res *Resolution) minted() *Resolution {
 	return res
 }
 
+// ErrTableDamaged is the Err of a Resolution refused because the table
+// file that may hold the identifier is damaged.
+var ErrTableDamaged = errors.New("the table file is damaged")
+
 // tableUnreadable answers an identifier that a damaged table may hold: 503,
 // like an unavailable store, never 404. It is not cached: the table is
 // reported and replaced by rename.
 func tableUnreadable(key string) *Resolution {
-	return &Resolution{Key: "", live: true, Err: errors.New("the table file is damaged"), Outcome: OutcomeUnavailable,
+	return &Resolution{Key: "", live: true, Err: ErrTableDamaged, Outcome: OutcomeUnavailable,
 		Status: http.StatusServiceUnavailable, Reason: key + " cannot be looked up now: its table file is damaged; try again later"}
 }
 
