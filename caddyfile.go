@@ -40,6 +40,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		shoulder <ark:naan/shoulder | ark:naan> <target> [<status>]
 //		foreign <url> | 404
 //		base_url <url>
+//		ready <path>
 //		organization <name>
 //		max_length <code points>
 //		cache_size <entries> | off
@@ -79,6 +80,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalForeign(d)
 		case "base_url":
 			err = h.unmarshalBaseURL(d)
+		case "ready":
+			err = unmarshalOne(d, &h.Ready)
 		case "organization":
 			err = unmarshalOne(d, &h.Organization)
 		case "max_length":

@@ -25,6 +25,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return h.serveAPI(w, r, route, rest)
 		}
 	}
+	if h.Ready != "" && r.URL.Path == h.Ready {
+		return h.serveReady(w, r)
+	}
 	core, ok := requestCore(r)
 	if !ok {
 		if r.URL.Path == wellKnownPath {

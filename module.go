@@ -152,6 +152,13 @@ type Handler struct {
 	// Host header on a catch-all site never reaches a link.
 	BaseURL string `json:"base_url,omitempty"`
 
+	// A path, such as "/healthz/ark", where the handler answers load
+	// balancers' readiness checks: 200 when it can answer every
+	// identifier it holds, 503 when its store does not answer (or its
+	// circuit breaker is open) or a compiled table is damaged, with a
+	// small JSON body saying which. Off when empty.
+	Ready string `json:"ready,omitempty"`
+
 	// The management API, which mints, binds and withdraws identifiers in
 	// the store over HTTP under a path of the site. Off when absent.
 	API *api.API `json:"api,omitempty"`
@@ -291,6 +298,9 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("watch_interval %v: must be at least %v", time.Duration(h.WatchInterval), minWatchInterval)
 	}
 	if _, err := parseBaseURL(h.BaseURL); err != nil {
+		return err
+	}
+	if err := h.checkReadyPath(); err != nil {
 		return err
 	}
 	return checkForeign(h.Foreign)

@@ -87,14 +87,16 @@ func timedGet(url string, start time.Time, key, value string) timed {
 // timed out, identifiers the cache does not hold, and the API, must get
 // 503 with Retry-After at once rather than after the timeout, while cached
 // identifiers keep answering; after SIGCONT an identifier never asked
-// before must be answered from the store within a second. It logs the
-// client-side latencies for BENCHMARKS.md.
+// before must be answered from the store within a second. The readiness
+// check says ready before, not ready during the freeze, ready after. It
+// logs the client-side latencies for BENCHMARKS.md.
 func TestPostgresHangFailsFast(t *testing.T) {
 	c := testkit.StartPostgres(t)
 	dsn := c.CreateDB(t)
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
 	ops := newOpsSite(t)
 	body := strings.Replace(pgSiteBody(dsn, tablePath), "store postgres "+dsn, "store postgres "+dsn+" {\n\t\t\ttimeout 1s\n\t\t}", 1)
+	body = strings.Replace(body, "minter ark:12345/b3 .sdddd", "minter ark:12345/b3 .sdddd\n\t\tready /healthz/ark", 1)
 	if err := ops.load(body); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +117,10 @@ func TestPostgresHangFailsFast(t *testing.T) {
 				t.Fatalf("before the freeze: %d %s", got.status, got.body)
 			}
 		}
+	}
+
+	if got := s.get("/healthz/ark"); got.status != http.StatusOK || got.body != `{"ready":true,"store":"ok","tables":"ok"}`+"\n" {
+		t.Errorf("ready before the freeze: %d %s", got.status, got.body)
 	}
 
 	c.Freeze(t)
@@ -183,6 +189,16 @@ func TestPostgresHangFailsFast(t *testing.T) {
 		t.Errorf("API during the freeze: %d answers, p50 %v; want 503 at once", len(api), p50)
 	}
 
+	// The circuit is open or half-open: the readiness check says so, at
+	// once, or it probes and says the store did not answer.
+	asked := time.Now()
+	if got := s.get("/healthz/ark"); got.status != http.StatusServiceUnavailable ||
+		!strings.Contains(got.body, `"store":"circuit_open"`) && !strings.Contains(got.body, `"store":"unavailable"`) {
+		t.Errorf("ready during the freeze: %d %s", got.status, got.body)
+	} else {
+		t.Logf("ready during the freeze: %d %s in %v", got.status, strings.TrimSpace(got.body), time.Since(asked).Round(time.Microsecond))
+	}
+
 	c.Thaw(t)
 	thawed := time.Now()
 	var served atomic.Int64 // nanoseconds after the thaw of the first answer from the store
@@ -219,6 +235,9 @@ func TestPostgresHangFailsFast(t *testing.T) {
 		}
 	}
 	report("uncached, after recovery", recovered)
+	if got := s.get("/healthz/ark"); got.status != http.StatusOK {
+		t.Errorf("ready after recovery: %d %s", got.status, got.body)
+	}
 	m := ops.metrics()
 	t.Logf("caddy_ark_postgres_circuit_refused_total %v", m[`caddy_ark_postgres_circuit_refused_total{schema="ark"}`])
 	if state := m[`caddy_ark_postgres_circuit{schema="ark"}`]; state != 0 {

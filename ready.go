@@ -1,0 +1,104 @@
+package ark
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/breaker"
+	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/table"
+)
+
+// readyTimeout bounds the store lookup of a readiness check, for a store
+// whose own timeout is longer.
+const readyTimeout = 5 * time.Second
+
+// readiness is the body of an answer at the ready path.
+type readiness struct {
+	Ready bool `json:"ready"`
+	// "ok", "none" (no store), "unavailable" (it did not answer), or
+	// "circuit_open" (it stopped answering and is not asked until a probe
+	// gets an answer).
+	Store string `json:"store"`
+	// "ok", or "damaged": a compiled table was found damaged or changed
+	// in place, and what it may hold is answered 503.
+	Tables string `json:"tables"`
+	Error  string `json:"error,omitempty"` // why not ready
+}
+
+// serveReady answers a load balancer's readiness check: 200 when the
+// handler can answer every identifier it holds, 503 when its store does
+// not answer (or its circuit is open) or its table is damaged, with a
+// JSON body saying which. The store is asked for nothing, which costs it
+// one round trip; an open circuit answers at once.
+func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return h.refuse(w, r, http.StatusMethodNotAllowed, "the readiness check answers GET and HEAD only", "")
+	}
+	rd := readiness{Ready: true, Store: "none", Tables: "ok"}
+	var why []string
+	rs := h.resolver.Load()
+	if rs == nil {
+		rd.Ready, rd.Store, rd.Tables = false, "unavailable", "unavailable"
+		why = append(why, "the configuration is being replaced")
+	} else {
+		if table.Damaged(rs.Table()) {
+			rd.Ready, rd.Tables = false, "damaged"
+			why = append(why, resolve.ErrTableDamaged.Error())
+		}
+		if s := rs.Store(); s != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+			_, err := s.Lookup(ctx, nil)
+			cancel()
+			switch {
+			case err == nil:
+				rd.Store = "ok"
+			case errors.Is(err, breaker.ErrOpen):
+				rd.Ready, rd.Store = false, "circuit_open"
+				why = append(why, err.Error())
+			default:
+				rd.Ready, rd.Store = false, "unavailable"
+				why = append(why, err.Error())
+			}
+		}
+	}
+	rd.Error = strings.Join(why, "; ")
+	status := http.StatusOK
+	if !rd.Ready {
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", resolve.RetryAfter)
+	}
+	body, _ := json.Marshal(rd)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "%s\n", body)
+	return err
+}
+
+// checkReadyPath checks the ready option: "" for none, else a path that
+// is neither an identifier's nor the API's.
+func (h *Handler) checkReadyPath() error {
+	p := h.Ready
+	switch {
+	case p == "":
+		return nil
+	case !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "?#"):
+		return fmt.Errorf("ready %q: a path such as /healthz/ark, starting with /", p)
+	case len(p) >= 5 && (strings.EqualFold(p[1:5], "ark:") || strings.EqualFold(p[1:5], "urn:")):
+		return fmt.Errorf("ready %q: identifiers are answered there; choose another path", p)
+	case h.API != nil && (p == h.API.Prefix || strings.HasPrefix(p, h.API.Prefix+"/")):
+		return fmt.Errorf("ready %q: the API answers there; choose another path", p)
+	}
+	return nil
+}
