@@ -231,9 +231,22 @@ func TestPostgresUnavailable(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Lookup(ctx, []string{"ark:12345/a"})
-	if err != nil || got[0] == nil || got[0].Target != "/a" {
-		t.Fatalf("Lookup after restart: %v, %v", got, err)
+	// Three failures opened the circuit (the listener's included): until
+	// a probe gets through, at most pgCooldown after the restart, a
+	// lookup fails at once, and with ErrUnavailable.
+	restarted := time.Now()
+	for {
+		got, err := s.Lookup(ctx, []string{"ark:12345/a"})
+		if err == nil {
+			if got[0] == nil || got[0].Target != "/a" {
+				t.Fatalf("Lookup after restart: %v", got)
+			}
+			break
+		}
+		if !errors.Is(err, store.ErrUnavailable) || time.Since(restarted) > pgCooldown+5*time.Second {
+			t.Fatalf("Lookup %v after restart: %v", time.Since(restarted), err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
