@@ -15,6 +15,9 @@ import (
 // transaction: a consistent snapshot while the nodes go on writing. It is
 // not bounded by the store's timeout.
 func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
+	if err := b.allow(); err != nil {
+		return err
+	}
 	if err := b.ready(ctx); err != nil {
 		return err
 	}
@@ -78,6 +81,9 @@ func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
 // after the dump's last record. Times are kept to the microsecond, as
 // PostgreSQL keeps them. It is not bounded by the store's timeout.
 func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) error {
+	if err := b.allow(); err != nil {
+		return err
+	}
 	if err := b.ready(ctx); err != nil {
 		return err
 	}
