@@ -45,7 +45,7 @@ func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) error {
 	var why []string
 	rs := h.resolver.Load()
 	if rs == nil {
-		rd.Ready, rd.Store, rd.Tables = false, "unavailable", "unavailable"
+		rd.Ready, rd.Store = false, "unavailable"
 		why = append(why, "the configuration is being replaced")
 	} else {
 		if table.Damaged(rs.Table()) {
