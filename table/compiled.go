@@ -487,7 +487,8 @@ func (t *Compiled) intact() bool {
 		t.damaged.Store(true)
 		return false
 	}
-	t.stamp.Store(&now)
+	changed := now // only here does a stamp go to the heap
+	t.stamp.Store(&changed)
 	return true
 }
 
