@@ -72,6 +72,18 @@ func statFiles(paths []string) []fileStamp {
 	return stamps
 }
 
+// changedInPlace reports whether a file of now is the file (device and
+// inode) it was at before, with another size or time.
+func changedInPlace(now, before []fileStamp) bool {
+	for i := range min(len(now), len(before)) {
+		n, b := now[i], before[i]
+		if n.ino != 0 && n.dev == b.dev && n.ino == b.ino && n != b {
+			return true
+		}
+	}
+	return false
+}
+
 // tableKey names the table of the files at paths in the versions stamps,
 // followed by the entries whose hash is inline.
 func tableKey(paths []string, stamps []fileStamp, inline string) string {
@@ -145,10 +157,14 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (tab
 }
 
 // readTable reads and indexes the handler's tables, which are expected at
-// stamps, counting and logging the load.
+// stamps, counting and logging the load. A compiled file that the watcher
+// finds changed in place (the inode it serves, with another size or time)
+// has its whole checksum checked even without verify_tables: it was
+// written over while mapped, and a damaged index would hide identifiers.
 func (h *Handler) readTable(stamps []fileStamp, trigger int) (table.Table, error) {
 	start := time.Now()
-	t, err := table.Open(h.Tables, h.Entries, h.VerifyTables)
+	verify := h.VerifyTables || (trigger == metrics.TriggerWatch && changedInPlace(stamps, h.live.stamps))
+	t, err := table.Open(h.Tables, h.Entries, verify)
 	if !slices.Equal(statFiles(h.Tables), stamps) {
 		return nil, errChanged // not a result: the file is read again once it settles
 	}

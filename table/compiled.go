@@ -62,11 +62,27 @@ package table
 // offset it follows and checks the record's own checksum before answering
 // from it, so a damaged record is never answered from: a lookup that
 // reaches one answers unreadable (503), since the key asked for may be the
-// one it holds. The whole-file checksum, checked by `caddy ark check` and
-// at open when verify_tables is on, catches the rest (a damaged slot can
-// hide a key). A file truncated while mapped (copied over in place instead
-// of renamed) faults when a lookup reads past its new end; lookups recover
-// from the fault and answer unreadable too.
+// one it holds. A slot whose tag matches a record whose key hashes to
+// another tag is damaged too. The whole-file checksum, checked by `caddy
+// ark check` and at open when verify_tables is on, catches damage made
+// before the file was mapped.
+//
+// A file changed while mapped is the other danger: a slot zeroed or
+// altered hides a key, so that a lookup would miss it and answer 404, and
+// a file truncated to a size that is not a multiple of the page size reads
+// as zeros (empty slots) up to the end of its last page, and faults past
+// it. So the table keeps the file open, and a lookup that misses compares
+// the file's size, modification and change times (fstat, no path lookup)
+// with those it was mapped at. A file of another size, or whose whole-file
+// checksum no longer holds, marks the mapping damaged; one whose times
+// changed but whose bytes did not (chmod, touch) is checked once and
+// served on. A damaged mapping answers unreadable for every key it does
+// not find, and keeps answering the keys whose records still check, until
+// a good file renamed over it is loaded (watch, or a config reload). Every
+// in-place write changes the change time, which nothing can set back, so
+// the check catches every write through the file system; damage below it
+// (the disk) is what verify_tables and `caddy ark check` are for. A fault
+// reading past a truncated end is recovered and answers unreadable too.
 
 import (
 	"encoding/binary"
@@ -75,9 +91,11 @@ import (
 	"hash/crc32"
 	"iter"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
@@ -180,7 +198,12 @@ type Compiled struct {
 	mask    uint64
 	naans   []string
 	dataCRC uint32
-	damaged atomic.Bool // a lookup found the file damaged (logged once)
+	damaged atomic.Bool // the file was found damaged: misses answer unreadable
+	logged  atomic.Bool // the damage was logged, which happens once
+
+	file     *os.File                  // the file mapped, kept open to fstat it on a miss
+	stamp    atomic.Pointer[fileStamp] // what fstat said when the file was last known good
+	checking sync.Mutex                // held while a changed file's checksum is checked
 }
 
 // sourceOf implements entryTable: a compiled table names its file.
@@ -212,9 +235,14 @@ func OpenCompiled(path string, verify bool) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	stamp, err := statFile(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	data, err := mapFile(f)
 	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	t, err := newCompiledTable(path, data)
@@ -223,10 +251,26 @@ func OpenCompiled(path string, verify bool) (*Compiled, error) {
 	}
 	if err != nil {
 		unmapFile(data)
+		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	runtime.AddCleanup(t, unmapFile, data)
+	t.file = f
+	t.stamp.Store(&stamp)
+	runtime.AddCleanup(t, releaseMapping, mapping{data, f})
 	return t, nil
+}
+
+// mapping is what a Compiled holds of the system: released together once
+// the table is garbage.
+type mapping struct {
+	data []byte
+	file *os.File
+}
+
+// releaseMapping unmaps and closes m.
+func releaseMapping(m mapping) {
+	unmapFile(m.data)
+	m.file.Close()
 }
 
 // newCompiledTable validates data, a whole compiled file, and returns the
@@ -408,13 +452,52 @@ func (t *Compiled) Lookup(key string) (a *Assignment, ok bool) {
 		}
 		runtime.KeepAlive(t) // the mapping must outlive the reads above
 	}()
-	return t.find(key)
+	if a, ok = t.find(key); !ok && !t.intact() {
+		return Unreadable, true // a miss of a damaged file proves nothing
+	}
+	return a, ok
 }
 
-// reportDamage counts a lookup that found t damaged, and logs the first.
+// intact reports whether the mapped file is still as it was mapped, as far
+// as a miss needs to know: the mapping is not marked damaged, and fstat
+// says the file has the size and times it was last known good at. When
+// only its times changed, the whole file's checksum decides, once per
+// change: a chmod or touch leaves the table whole.
+func (t *Compiled) intact() bool {
+	if t.damaged.Load() {
+		return false
+	}
+	if t.file == nil {
+		return true // not mapped from a file (tests)
+	}
+	now, err := statFile(t.file)
+	if err == nil && now == *t.stamp.Load() {
+		return true
+	}
+	if err != nil || now.size != int64(len(t.data)) {
+		t.damaged.Store(true)
+		return false
+	}
+	t.checking.Lock()
+	defer t.checking.Unlock()
+	if t.damaged.Load() || now == *t.stamp.Load() {
+		return !t.damaged.Load()
+	}
+	if t.verify() != nil {
+		t.damaged.Store(true)
+		return false
+	}
+	changed := now // only here does a stamp go to the heap
+	t.stamp.Store(&changed)
+	return true
+}
+
+// reportDamage counts a lookup that found t damaged, marks the mapping
+// damaged, and logs the first.
 func (t *Compiled) reportDamage() {
 	metrics.Counters.TableDamaged.Inc()
-	if t.damaged.CompareAndSwap(false, true) {
+	if !t.logged.Swap(true) {
+		t.damaged.Store(true)
 		caddy.Log().Named("http.handlers.ark").Error("compiled table damaged or changed in place while mapped: identifiers it may hold answer 503 until a good file is renamed over it and reloaded",
 			zap.String("file", t.path))
 	}
@@ -454,6 +537,9 @@ func (t *Compiled) find(key string) (*Assignment, bool) {
 					return a, true
 				}
 				return Unreadable, true
+			}
+			if compiledHash(string(r.key))>>32 != tag {
+				return Unreadable, true // the slot does not belong to its record: damaged
 			}
 		}
 		i = (i + 1) & t.mask

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps the whole of f read-only and shared, so that processes
@@ -28,4 +30,21 @@ func mapFile(f *os.File) ([]byte, error) {
 // unmapFile releases a mapping made by mapFile.
 func unmapFile(data []byte) {
 	_ = syscall.Munmap(data)
+}
+
+// fileStamp is what fstat says of a mapped file that changes when the file
+// is written in place: its size, and its modification and change times.
+// Nothing can set the change time back, so a write always shows.
+type fileStamp struct {
+	size         int64
+	mtime, ctime unix.Timespec
+}
+
+// statFile stamps the open file f.
+func statFile(f *os.File) (fileStamp, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
 }

@@ -26,7 +26,7 @@ func (b *boltDB) Backup(ctx context.Context) (io.ReadCloser, int64, error) {
 	}
 	backup := &tempFile{f}
 	var size int64
-	err = b.db.View(func(tx *bolt.Tx) error {
+	err = b.view(func(tx *bolt.Tx) error {
 		size = tx.Size()
 		_, err := tx.WriteTo(f)
 		return err

@@ -7,13 +7,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -46,6 +50,10 @@ var (
 // process's lock on it before giving up.
 const boltOpenTimeout = 5 * time.Second
 
+// boltCheckTimeout bounds the consistency check of a store file when it is
+// opened (see checkFile).
+const boltCheckTimeout = time.Minute
+
 // importNotifyMax is the most keys an import names to Watch; a larger
 // import tells watchers to forget everything.
 const importNotifyMax = 1000
@@ -55,11 +63,29 @@ const importNotifyMax = 1000
 // counters and an append-only history of every change with its change
 // sequence. Every change is on disk (fsync) before it returns.
 //
-// In the Caddyfile: `store bolt [<path>]`.
+// In the Caddyfile: `store bolt [<path>] [{ skip_check }]`.
+//
+// Opening a file checks it (see SkipCheck) and refuses a damaged one. A
+// read that panics inside bbolt, as reads of a file damaged since it was
+// opened do, fails with ErrUnavailable (503) and marks the store
+// damaged: from then on every call fails so, since a damaged file may
+// hold what it fails to find, until Caddy opens a good file again. A write
+// refuses with ErrUnavailable when the path no longer names the file the
+// store has open (deleted or replaced while open): it would be lost with
+// the unlinked file. A fault inside bbolt while it writes or grows the
+// file (its remap) is a Go runtime fatal error that nothing can recover:
+// it ends the process, which is why the check at open is the defence.
 type Store struct {
 	// The database file. Default: ark-store.db in Caddy's data
 	// directory. Handlers and configs naming the same file share it.
 	Path string `json:"path,omitempty"`
+
+	// SkipCheck skips the consistency check of the file when it is
+	// opened. The check reads every page (bbolt's tx.Check, and a walk
+	// of every bucket), about a second per few hundred MB, and a file it
+	// cannot check within a minute is refused; set this for files that
+	// large, and check them offline instead (`bbolt check <file>`).
+	SkipCheck bool `json:"skip_check,omitempty"`
 
 	*boltDB
 	poolKey string
@@ -73,8 +99,8 @@ func (*Store) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// UnmarshalCaddyfile reads `bolt [<path>]`. A relative path is relative
-// to the Caddyfile, as table paths are.
+// UnmarshalCaddyfile reads `bolt [<path>] [{ skip_check }]`. A relative
+// path is relative to the Caddyfile, as table paths are.
 func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the backend's name
 	if d.NextArg() {
@@ -86,8 +112,16 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	if d.NextBlock(0) {
-		return d.Errf("store bolt takes no block")
+	for d.NextBlock(0) {
+		switch d.Val() {
+		case "skip_check":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			s.SkipCheck = true
+		default:
+			return d.Errf("store bolt: unknown subdirective %q (the block takes skip_check)", d.Val())
+		}
 	}
 	return nil
 }
@@ -103,7 +137,7 @@ func (s *Store) Provision(caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("store bolt %s: %w", path, err)
 	}
-	v, _, err := boltFiles.LoadOrNew(abs, func() (caddy.Destructor, error) { return openBolt(abs) })
+	v, _, err := boltFiles.LoadOrNew(abs, func() (caddy.Destructor, error) { return openBolt(abs, s.SkipCheck) })
 	if err != nil {
 		return fmt.Errorf("store bolt %s: %w", path, err)
 	}
@@ -138,6 +172,11 @@ type boltDB struct {
 	kick    chan struct{}      // wakes the merger (buffered, 1)
 	merged  chan struct{}      // closed when the merger has stopped
 	logger  *zap.Logger
+
+	path     string      // the file's path, "" when opened read only
+	dev, ino uint64      // the file's identity when opened, 0 where unknown
+	damaged  atomic.Bool // a call panicked inside bbolt: every call fails
+	gone     atomic.Bool // the path no longer names the file (logged once)
 }
 
 // boltWatcher is one Watch call.
@@ -146,16 +185,33 @@ type boltWatcher struct {
 	changed func(keys []string)
 }
 
-// openBolt opens or creates the store file at path and its buckets.
-func openBolt(path string) (*boltDB, error) {
+// openBolt opens or creates the store file at path and its buckets; an
+// existing file is checked first unless skipCheck. A new file is logged:
+// a store that was there before and is not any more (deleted, or a data
+// directory that moved) starts empty.
+func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(path)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("another process holds the file (waited %v): %w", boltOpenTimeout, err)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		caddy.Log().Named("ark.stores.bolt").Warn("store file created new: it holds no bindings, counters or history; if a store was expected here, stop Caddy and restore it",
+			zap.String("path", path))
+	} else if !skipCheck {
+		if err := checkFile(db, boltCheckTimeout); err != nil {
+			return nil, err // checkFile closes db
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		db.Close()
 		return nil, err
 	}
 	// Concurrent writes (many minters, bulk binds) share one transaction
@@ -180,11 +236,141 @@ func openBolt(path string) (*boltDB, error) {
 		kick:     make(chan struct{}, 1),
 		merged:   make(chan struct{}),
 		logger:   caddy.Log().Named("ark.stores.bolt"),
+		path:     path,
 	}
+	b.dev, b.ino = osfile.ID(fi)
 	b.closing, b.close = context.WithCancel(context.Background())
 	go b.mergeLoop()
 	b.kickMerger() // an import committed before the process stopped
 	return b, nil
+}
+
+// errCheckTimeout stops a check that has run too long.
+var errCheckTimeout = errors.New("the check took too long")
+
+// checkFile checks the open file db and closes it if it is damaged or the
+// check takes longer than timeout. It first reads every page of every
+// bucket in this goroutine, with faults made panics and recovered, so that
+// a page number pointing past the file fails the check rather than the
+// process; then it runs bbolt's own consistency check (tx.Check: page
+// types, ordering, the freelist, unreachable pages). A damaged file opened
+// anyway panics in later reads and can fault fatally in bbolt's remap
+// when it grows.
+func checkFile(db *bolt.DB, timeout time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- db.View(func(tx *bolt.Tx) error { return checkTx(tx, time.Now().Add(timeout)) }) }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-timer.C:
+		err = errCheckTimeout
+		go func() { <-done; db.Close() }() // the check cannot be stopped; it releases the file when it ends
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errCheckTimeout):
+		return fmt.Errorf("the consistency check of the file did not end within %v: check it offline (bbolt check) and set skip_check for a file this large", timeout)
+	}
+	db.Close()
+	return fmt.Errorf("the file is damaged (bbolt's consistency check failed: %w): it was refused rather than served from; restore it from a backup, or repair a copy offline (bbolt check, bbolt compact)", err)
+}
+
+// checkTx is checkFile's transaction: it returns the first problems found.
+func checkTx(tx *bolt.Tx, deadline time.Time) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("reading it failed: %v", r)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	n := 0
+	err = tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
+		b.Stats() // reads every page of the bucket
+		return b.ForEach(func(_, _ []byte) error {
+			if n++; n%4096 == 0 && time.Now().After(deadline) {
+				return errCheckTimeout
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for e := range tx.Check() {
+		if len(errs) < 3 {
+			errs = append(errs, e)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// call runs fn, a transaction of b, turning a panic inside bbolt (a read
+// of a file damaged since it was opened) into ErrUnavailable and marking
+// b damaged: from then on every call fails at once, since a damaged file
+// may hold the keys it fails to find. A write first checks that the path
+// still names the file (see present).
+func (b *boltDB) call(write bool, fn func() error) (err error) {
+	if b.damaged.Load() {
+		return fmt.Errorf("%w: the store file %s was found damaged: restore it and restart Caddy", store.ErrUnavailable, b.path)
+	}
+	if write {
+		if err := b.present(); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if b.damaged.CompareAndSwap(false, true) {
+				caddy.Log().Named("ark.stores.bolt").Error("store file damaged: every call fails (503) until it is restored and Caddy restarted",
+					zap.String("path", b.path), zap.Any("panic", r))
+			}
+			err = fmt.Errorf("%w: the store file %s is damaged: %v", store.ErrUnavailable, b.path, r)
+		}
+	}()
+	return fn()
+}
+
+// present returns ErrUnavailable when the store's path no longer names the
+// file it has open: deleted or replaced while open, the file takes every
+// write with it, and the next start would make a new, empty store.
+func (b *boltDB) present() error {
+	if b.ino == 0 {
+		return nil // a system that does not say
+	}
+	fi, err := os.Stat(b.path)
+	if err == nil {
+		if dev, ino := osfile.ID(fi); dev == b.dev && ino == b.ino {
+			return nil
+		}
+	}
+	if b.gone.CompareAndSwap(false, true) {
+		caddy.Log().Named("ark.stores.bolt").Error("store file deleted or replaced while open: writes are refused (503); restore the file and restart Caddy",
+			zap.String("path", b.path), zap.NamedError("stat", err))
+	}
+	return fmt.Errorf("%w: the store file %s was deleted or replaced while Caddy had it open: writes would be lost with it; restore the file and restart Caddy", store.ErrUnavailable, b.path)
+}
+
+// view runs a read transaction through call.
+func (b *boltDB) view(fn func(*bolt.Tx) error) error {
+	return b.call(false, func() error { return b.db.View(fn) })
+}
+
+// batch runs a write through bbolt's Batch and call. A panic inside fn,
+// in the goroutine that runs the batch, makes bbolt run fn again alone in
+// this goroutine, where it panics again for call to recover. A panic in
+// the batch's commit happens in bbolt's goroutine, where nothing can
+// recover it: the check at open is the defence.
+func (b *boltDB) batch(fn func(*bolt.Tx) error) error {
+	return b.call(true, func() error { return b.db.Batch(fn) })
+}
+
+// update runs a write transaction through call.
+func (b *boltDB) update(fn func(*bolt.Tx) error) error {
+	return b.call(true, func() error { return b.db.Update(fn) })
 }
 
 // OpenReadOnly opens the store file at path for reading only, without
@@ -264,7 +450,7 @@ func (v view) get(key []byte) ([]byte, *bolt.Bucket) {
 // Lookup implements Store.
 func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*store.Binding, error) {
 	out := make([]*store.Binding, len(keys))
-	err := b.db.View(func(tx *bolt.Tx) error {
+	err := b.view(func(tx *bolt.Tx) error {
 		bv := openView(tx)
 		for i, k := range keys {
 			if v, _ := bv.get([]byte(k)); v != nil {
@@ -285,13 +471,13 @@ func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Cha
 	var cur *store.Binding
 	var hist []store.Change
 	var staged bool
-	err := b.db.View(func(tx *bolt.Tx) error {
+	err := b.view(func(tx *bolt.Tx) error {
 		_, bk := openView(tx).get([]byte(key))
 		staged = bk != nil
 		return nil
 	})
 	if err == nil && staged {
-		err = b.db.Update(func(tx *bolt.Tx) error {
+		err = b.update(func(tx *bolt.Tx) error {
 			if v, bk := openView(tx).get([]byte(key)); bk != nil {
 				return promote(tx, bk, []byte(key), v)
 			}
@@ -301,7 +487,7 @@ func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Cha
 	if err != nil {
 		return nil, nil, err
 	}
-	err = b.db.View(func(tx *bolt.Tx) error {
+	err = b.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketBindings).Get([]byte(key))
 		if v == nil {
 			return store.ErrNotFound
@@ -331,7 +517,7 @@ func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Cha
 // Apply implements Store.
 func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error) {
 	var stored *store.Binding
-	err := b.db.Batch(func(tx *bolt.Tx) error {
+	err := b.batch(func(tx *bolt.Tx) error {
 		key := []byte(w.Binding.Key)
 		v, staged := openView(tx).get(key)
 		if staged != nil {
@@ -368,7 +554,7 @@ func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error)
 // Reserve implements Store.
 func (b *boltDB) Reserve(_ context.Context, bs []store.Binding, by string) ([]bool, error) {
 	var stored []bool
-	err := b.db.Batch(func(tx *bolt.Tx) error {
+	err := b.batch(func(tx *bolt.Tx) error {
 		stored = make([]bool, len(bs)) // Batch may run this more than once
 		bv := openView(tx)
 		for i := range bs {
@@ -402,7 +588,7 @@ func (b *boltDB) Reserve(_ context.Context, bs []store.Binding, by string) ([]bo
 func (b *boltDB) Count(_ context.Context, name string, n uint64) (uint64, error) {
 	var before uint64
 	if n == 0 {
-		err := b.db.View(func(tx *bolt.Tx) error {
+		err := b.view(func(tx *bolt.Tx) error {
 			if v := tx.Bucket(bucketCounters).Get([]byte(name)); len(v) == 8 {
 				before = be.BigEndian.Uint64(v)
 			}
@@ -410,7 +596,7 @@ func (b *boltDB) Count(_ context.Context, name string, n uint64) (uint64, error)
 		})
 		return before, err
 	}
-	err := b.db.Batch(func(tx *bolt.Tx) error {
+	err := b.batch(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketCounters)
 		before = 0
 		if v := bk.Get([]byte(name)); len(v) == 8 {
@@ -455,7 +641,7 @@ func (b *boltDB) Each(ctx context.Context, fn func(*store.Binding) error) error 
 // the first when it is nil), up to a batch's size, and the last key it
 // returns when more may follow, nil at the end.
 func (b *boltDB) batchAfter(after []byte) (batch []*store.Binding, last []byte, err error) {
-	err = b.db.View(func(tx *bolt.Tx) error {
+	err = b.view(func(tx *bolt.Tx) error {
 		bv := openView(tx)
 		// Up to a batch and one from each bucket, merged in key order:
 		// fewer than a batch in all means every bucket is at its end.

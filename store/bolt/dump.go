@@ -21,7 +21,7 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 	if err := b.mergeAll(); err != nil {
 		return err
 	}
-	return b.db.View(func(tx *bolt.Tx) error {
+	return b.view(func(tx *bolt.Tx) error {
 		if id, _ := tx.Bucket(bucketImports).Cursor().First(); id != nil {
 			return errImportPending
 		}
@@ -70,7 +70,7 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 // makes the store not empty.
 func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) error {
 	next = store.CheckOrder(next)
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.update(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters, bucketStaged, bucketImports, bucketRuns} {
 			if k, _ := tx.Bucket(name).Cursor().First(); k != nil {
 				return store.ErrNotEmpty

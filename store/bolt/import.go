@@ -100,7 +100,7 @@ func (b *boltDB) Import(ctx context.Context, next func() (*store.Binding, error)
 // beginImport makes the buckets of a new import.
 func (b *boltDB) beginImport() (*importRun, error) {
 	run := new(importRun)
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.update(func(tx *bolt.Tx) error {
 		staged := tx.Bucket(bucketStaged)
 		seq, err := staged.NextSequence()
 		if err != nil {
@@ -146,7 +146,7 @@ func (b *boltDB) stage(ctx context.Context, run *importRun, next func() (*store.
 		if len(chunk) == 0 {
 			return nil
 		}
-		err := b.db.Update(func(tx *bolt.Tx) error {
+		err := b.update(func(tx *bolt.Tx) error {
 			var err error
 			conflict, err = writeRun(tx, run.id, uint32(runs), chunk)
 			return err
@@ -188,7 +188,7 @@ func (b *boltDB) stage(ctx context.Context, run *importRun, next func() (*store.
 	if added, keys, err = b.mergeRuns(ctx, run, runs, conflict); err != nil {
 		return 0, nil, err
 	}
-	return added, keys, b.db.Update(func(tx *bolt.Tx) error { return dropRuns(tx, run.id) })
+	return added, keys, b.update(func(tx *bolt.Tx) error { return dropRuns(tx, run.id) })
 }
 
 // writeRun appends the bindings of chunk that are new, in key order, to
@@ -258,7 +258,7 @@ func (b *boltDB) mergeRuns(ctx context.Context, run *importRun, n int, conflict 
 		if err := ctx.Err(); err != nil {
 			return 0, nil, err
 		}
-		err := b.db.Update(func(tx *bolt.Tx) error {
+		err := b.update(func(tx *bolt.Tx) error {
 			runs := tx.Bucket(bucketRuns).Bucket(run.id)
 			out := tx.Bucket(bucketStaged).Bucket(run.id)
 			if runs == nil || out == nil {
@@ -376,7 +376,7 @@ func firstOf(group [][]byte, conflict **store.ImportError, key []byte) ([]byte, 
 // same way. One bound differently fails it with the *ImportError of the
 // first such binding in the input.
 func (b *boltDB) commitImport(run *importRun, added int) (int, error) {
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.update(func(tx *bolt.Tx) error {
 		b.mu.Lock()
 		touched, all := run.touched, run.all
 		b.mu.Unlock()
@@ -462,7 +462,7 @@ func (b *boltDB) touch(keys ...string) {
 // dropImport deletes run's staging bucket. A store that closed first
 // leaves it to the next open.
 func (b *boltDB) dropImport(run *importRun) {
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.update(func(tx *bolt.Tx) error {
 		if err := dropRuns(tx, run.id); err != nil {
 			return err
 		}
@@ -545,7 +545,7 @@ func (b *boltDB) mergeLoop() {
 // mergeChunk moves a chunk of the oldest committed import into the
 // bindings and reports whether more remain.
 func (b *boltDB) mergeChunk() (more bool, err error) {
-	err = b.db.Update(func(tx *bolt.Tx) error {
+	err = b.update(func(tx *bolt.Tx) error {
 		marks, staged := tx.Bucket(bucketImports), tx.Bucket(bucketStaged)
 		id, _ := marks.Cursor().First()
 		if id == nil {
