@@ -46,6 +46,7 @@ type fence struct {
 	info    string // the whole info string
 	line    int    // the line of the opening fence
 	section string // the nearest "## " heading above it
+	before  string // the last line above it that is not blank, trimmed
 	body    string // the block's text, without the fence's indentation
 }
 
@@ -62,7 +63,7 @@ func fileFences(t *testing.T, path string) []fence {
 	defer f.Close()
 	var out []fence
 	var cur *fence
-	var indent, section string
+	var indent, section, last string
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -74,12 +75,16 @@ func fileFences(t *testing.T, path string) []fence {
 			indent = line[:len(line)-len(trimmed)]
 			info := strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))
 			lang, _, _ := strings.Cut(info, " ")
-			cur = &fence{file: path, lang: lang, info: info, line: n, section: section}
+			cur = &fence{file: path, lang: lang, info: info, line: n, section: section, before: last}
 		case cur != nil && trimmed == "```":
 			out = append(out, *cur)
 			cur = nil
+			last = ""
 		case cur != nil:
 			cur.body += strings.TrimPrefix(line, indent) + "\n"
+		}
+		if cur == nil && strings.TrimSpace(line) != "" && !strings.HasPrefix(trimmed, "```") {
+			last = strings.TrimSpace(line)
 		}
 	}
 	if err := sc.Err(); err != nil {
