@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
@@ -57,25 +56,11 @@ func importFile(path string, opts importer.Options, output string, stdin io.Read
 		}
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".*")
-	if err != nil {
+	var stats importer.Stats
+	if err := writeAtomically(output, 0o644, func(f *os.File) error {
+		stats, err = importer.Convert(br, name, opts, f, errOut)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	stats, err := importer.Convert(br, name, opts, tmp, errOut)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), output)
-	}
-	if err != nil {
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(errOut, "%s (%s): %s, written to %s\n", name, opts.Format, stats, output)

@@ -81,7 +81,7 @@ once the dump is complete.
 		if output == "" {
 			counts, err = store.WriteDump(cmd.Context(), d, cmd.OutOrStdout())
 		} else {
-			err = writeAtomically(output, func(f *os.File) error {
+			err = writeAtomically(output, 0o600, func(f *os.File) error {
 				counts, err = store.WriteDump(cmd.Context(), d, f)
 				return err
 			})
@@ -170,7 +170,7 @@ before it is renamed into place.
 // before it appears, and returns its size.
 func (c *apiClient) backup(ctx context.Context, output string) (int64, error) {
 	var size int64
-	err := writeAtomically(output, func(f *os.File) error {
+	err := writeAtomically(output, 0o600, func(f *os.File) error {
 		err := c.call(ctx, http.MethodGet, "/backup", nil, func(body io.Reader) error {
 			var err error
 			size, err = io.Copy(f, body)
@@ -200,9 +200,9 @@ func checkBolt(path string) error {
 }
 
 // writeAtomically calls write with a temporary file beside output, then
-// syncs it and renames it over output: the file appears only once
-// complete, and not at all when write fails.
-func writeAtomically(output string, write func(f *os.File) error) error {
+// gives it mode, syncs it and renames it over output: the file appears only
+// once complete, and not at all when write fails.
+func writeAtomically(output string, mode os.FileMode, write func(f *os.File) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".*")
 	if err != nil {
 		return err
@@ -210,7 +210,7 @@ func writeAtomically(output string, write func(f *os.File) error) error {
 	defer os.Remove(tmp.Name())
 	err = write(tmp)
 	if err == nil {
-		err = tmp.Chmod(0o600)
+		err = tmp.Chmod(mode)
 	}
 	if err == nil {
 		err = tmp.Sync()
