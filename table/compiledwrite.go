@@ -2,7 +2,6 @@ package table
 
 import (
 	"bufio"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -504,7 +503,7 @@ func (c *compiler) write(out string, skipped *skipSet, buf []spillEntry) (*Compi
 	place := func(w io.Writer) error {
 		var s uint64
 		if len(waiting) > 0 {
-			e := heap.Pop(&waiting).(spillEntry)
+			e := waiting.pop()
 			s = e.hash>>32<<32 | uint64(e.idx)
 		}
 		binary.LittleEndian.PutUint64(slot[:], s)
@@ -525,7 +524,7 @@ func (c *compiler) write(out string, skipped *skipSet, buf []spillEntry) (*Compi
 				return err
 			}
 		}
-		heap.Push(&waiting, e)
+		waiting.push(e)
 		return nil
 	})
 	for err == nil && pos <= mask {
@@ -550,7 +549,7 @@ func (c *compiler) write(out string, skipped *skipSet, buf []spillEntry) (*Compi
 					return err
 				}
 			}
-			heap.Push(&waiting, e)
+			waiting.push(e)
 			return nil
 		})
 		for err == nil && len(waiting) > 0 {

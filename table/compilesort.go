@@ -174,15 +174,45 @@ func (h *runHeap) Pop() any {
 	return r
 }
 
-// entryHeap is a min-heap of entries by hash and position.
+// entryHeap is a min-heap of entries by hash and position. It is not a
+// heap.Interface, whose Push and Pop would allocate for every entry.
 type entryHeap []spillEntry
 
-func (h entryHeap) Len() int           { return len(h) }
-func (h entryHeap) Less(i, j int) bool { return byHash(h[i], h[j]) < 0 }
-func (h entryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *entryHeap) Push(x any)        { *h = append(*h, x.(spillEntry)) }
-func (h *entryHeap) Pop() any {
-	e := (*h)[len(*h)-1]
-	*h = (*h)[:len(*h)-1]
+// push adds e.
+func (h *entryHeap) push(e spillEntry) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if byHash(s[p], s[i]) <= 0 {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+// pop removes and returns the least entry; h is not empty.
+func (h *entryHeap) pop() spillEntry {
+	s := *h
+	e := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < n && byHash(s[l], s[m]) < 0 {
+			m = l
+		}
+		if r < n && byHash(s[r], s[m]) < 0 {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
 	return e
 }
