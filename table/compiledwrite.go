@@ -69,10 +69,10 @@ const progressEvery = 1 << 16
 type compiler struct {
 	paths    []string
 	opts     CompileOptions
-	tmp      string
-	starts   []int // position of each file's first entry
-	count    int   // entries read
-	runs     *runSorter
+	tmp      string     // where the temporary files go
+	starts   []int      // position of each file's first entry
+	count    int        // entries read
+	runs     *runSorter // (hash, position) of every entry, by hash
 	naans    map[string]struct{}
 	records  *os.File // spilled records, compiledRecordSize bytes each
 	arena    *os.File // spilled arena
@@ -309,48 +309,45 @@ func (c *compiler) dedupe() (*skipSet, error) {
 	}
 	skipped := &skipSet{}
 	conflict, first := uint32(compiledMaxCount+1), uint32(0)
-	var group []spillEntry
+	// The entries of a hash group are compared as they come, the first
+	// once a second comes, so that a group costs the distinct keys it
+	// holds (almost always one), not its entries.
 	var seen []kept
-	check := func() error {
-		if len(group) < 2 {
-			return nil
+	visit := func(e spillEntry) error {
+		key, a, err := c.spilled(e.idx)
+		if err != nil {
+			return err
 		}
-		seen = seen[:0]
-		for _, e := range group {
-			key, a, err := c.spilled(e.idx)
-			if err != nil {
-				return err
-			}
-			k := slices.IndexFunc(seen, func(s kept) bool { return s.key == key })
-			switch {
-			case k < 0:
-				seen = append(seen, kept{key, a, e.idx})
-			case SameAssignment(seen[k].a, a):
-				skipped.add(e.idx, c.count)
-			case e.idx < conflict:
-				conflict, first = e.idx, seen[k].idx
-			}
+		k := slices.IndexFunc(seen, func(s kept) bool { return s.key == key })
+		switch {
+		case k < 0:
+			seen = append(seen, kept{key, a, e.idx})
+		case SameAssignment(seen[k].a, a):
+			skipped.add(e.idx, c.count)
+		case e.idx < conflict:
+			conflict, first = e.idx, seen[k].idx
 		}
 		return nil
 	}
+	var head spillEntry // the group's first entry
+	inGroup := 0        // and how many it has had
 	c.progress("check", 0, int64(c.count))
 	done := int64(0)
 	err := c.runs.merge(c.opts.MaxMemory/8, func(e spillEntry) error {
 		if done++; done%progressEvery == 0 {
 			c.progress("check", done, int64(c.count))
 		}
-		if len(group) > 0 && group[0].hash != e.hash {
-			if err := check(); err != nil {
+		if inGroup == 0 || e.hash != head.hash {
+			head, inGroup, seen = e, 1, seen[:0]
+			return nil
+		}
+		if inGroup++; inGroup == 2 {
+			if err := visit(head); err != nil {
 				return err
 			}
-			group = group[:0]
 		}
-		group = append(group, e)
-		return nil
+		return visit(e)
 	})
-	if err == nil {
-		err = check()
-	}
 	if err != nil {
 		return nil, err
 	}
