@@ -15,7 +15,9 @@ import (
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/table"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // This file only wires the `caddy ark` subcommands into Caddy's command
@@ -214,19 +216,45 @@ Compiles JSON table files, checked exactly as the ark handler loads them
 checksum that "table <file>" maps in memory instead of reading, so that it
 opens at once whatever its size and processes share its pages. The output is
 written to a temporary file next to it and renamed into place when complete,
-so a watching handler never sees half a file. Compiling streams: memory holds
-16 bytes per entry and the index, not the table; temporary files of about the
-output's size are written next to it. The exit status is 0 on success.
+so a watching handler never sees half a file. Compiling sorts and merges in
+runs on disk, so its memory does not grow with the number of entries: it is
+sized for --max-memory (512MiB by default); temporary files of about the
+output's size plus 12 bytes per entry are written next to the output, or in
+--tmp. --progress writes how far it has got (phase, entries, rate) to stderr,
+which it does by default when stderr is a terminal. The exit status is 0 on
+success.
 `,
 		Args: cobra.MinimumNArgs(1),
 	}
 	cmd.Flags().StringP("output", "o", "", "The compiled table to write (required)")
+	cmd.Flags().String("max-memory", "512MiB", "The memory compiling is sized for, whatever the number of entries (e.g. 2GiB)")
+	cmd.Flags().String("tmp", "", "The directory for temporary files (default: the output's)")
+	cmd.Flags().Bool("progress", false, "Write progress to stderr (default: when stderr is a terminal)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		out, _ := cmd.Flags().GetString("output")
 		if out == "" {
 			return fmt.Errorf("-o <file> is required")
 		}
-		return compileAll(args, out, cmd.OutOrStdout())
+		mem, _ := cmd.Flags().GetString("max-memory")
+		maxMemory, err := humanize.ParseBytes(mem)
+		if err != nil || maxMemory < 1<<20 || maxMemory > 1<<50 {
+			return fmt.Errorf("--max-memory %q: want a size of at least 1MiB, such as 512MiB or 2GiB", mem)
+		}
+		tmp, _ := cmd.Flags().GetString("tmp")
+		opts := table.CompileOptions{MaxMemory: int64(maxMemory), TempDir: tmp}
+		stderr := cmd.ErrOrStderr()
+		f, isFile := stderr.(*os.File)
+		terminal := isFile && term.IsTerminal(int(f.Fd()))
+		progress, _ := cmd.Flags().GetBool("progress")
+		if !cmd.Flags().Changed("progress") {
+			progress = terminal
+		}
+		if progress {
+			p := &progressPrinter{w: stderr, terminal: terminal}
+			opts.Progress = p.report
+			defer p.done()
+		}
+		return compileAll(args, out, opts, cmd.OutOrStdout())
 	}
 	return cmd
 }

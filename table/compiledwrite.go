@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"maps"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -24,19 +25,54 @@ type CompileStats struct {
 	Size     int64 // bytes of the file
 }
 
-// compiler writes a compiled table from JSON table files in two passes,
-// so that it never holds the table itself. The first pass streams every
-// entry, checked and normalized as the JSON loader does, to two spill
-// files next to the output (records and arena, in the compiled format),
-// keeping only 16 bytes per entry in memory: the key's hash and the
-// entry's position. Sorting those by hash brings equivalent identifiers
-// together: they are compared on disk, duplicates dropped and conflicts
-// refused as the loader refuses them. The second pass builds the index in
-// memory (8 bytes per slot) and copies the spill files into the output.
+// DefaultCompileMemory is the memory Compile's sort buffers are sized
+// for when CompileOptions.MaxMemory is zero.
+const DefaultCompileMemory = 512 << 20
+
+// CompileOptions tunes CompileWith.
+type CompileOptions struct {
+	// MaxMemory is the memory, in bytes, that compiling is sized for
+	// whatever the number of entries: half of it is the sort buffer
+	// (16 bytes per entry) and an eighth the buffers that merge the sorted
+	// runs; the rest is left to the runtime. Zero is DefaultCompileMemory.
+	// Duplicate entries also cost 1.5 bits per entry read.
+	MaxMemory int64
+	// TempDir is where the spill files and sorted runs are written; empty
+	// is the output's directory. They take about the output's size plus
+	// 12 bytes per entry, and are removed when compiling ends.
+	TempDir string
+	// Progress, when not nil, is called in each phase every few tens of
+	// thousands of entries, and once when a phase begins.
+	Progress func(CompileProgress)
+}
+
+// CompileProgress is how far a compile has got.
+type CompileProgress struct {
+	Phase string // "read", "check", "sort", "index" or "write"
+	Done  int64  // entries (slots for "index", bytes for "write") done
+	Total int64  // what Done counts up to; 0 while reading
+}
+
+// progressEvery is how many entries pass between two progress calls.
+const progressEvery = 1 << 16
+
+// compiler writes a compiled table from JSON table files without holding
+// the table or its index in memory. The first pass streams every entry,
+// checked and normalized as the JSON loader does, to two spill files
+// (records and arena, in the compiled format) and the key's hash with
+// the entry's position to sorted runs on disk. Merging the runs by hash
+// brings equivalent identifiers together: they are compared on disk,
+// duplicates dropped and conflicts refused as the loader refuses them.
+// A second sort orders the kept entries by their home slot in the index,
+// which is then written sequentially, and the spill files are copied
+// into the output.
 type compiler struct {
 	paths    []string
-	starts   []int // position of each file's first entry
-	ents     []spillEntry
+	opts     CompileOptions
+	tmp      string     // where the temporary files go
+	starts   []int      // position of each file's first entry
+	count    int        // entries read
+	runs     *runSorter // (hash, position) of every entry, by hash
 	naans    map[string]struct{}
 	records  *os.File // spilled records, compiledRecordSize bytes each
 	arena    *os.File // spilled arena
@@ -45,28 +81,33 @@ type compiler struct {
 	arenaLen uint64
 }
 
-// spillEntry is what the compiler keeps in memory of an entry.
-type spillEntry struct {
-	hash uint64
-	idx  uint32 // position among all entries read
+// Compile compiles the JSON table files at paths into the compiled
+// table out, through a temporary file renamed into place once complete,
+// with the default options. Errors are those loading the files would give.
+func Compile(paths []string, out string) (*CompileStats, error) {
+	return CompileWith(paths, out, CompileOptions{})
 }
 
-// Compile compiles the JSON table files at paths into the compiled
-// table out, through a temporary file renamed into place once complete.
-// Errors are those loading the files would give.
-func Compile(paths []string, out string) (*CompileStats, error) {
-	// The entries and the index are a few large allocations that live to
-	// the end; what else is allocated is short-lived garbage, which the
-	// default GOGC=100 would let grow to their size before collecting it.
+// CompileWith is Compile with options. The file written depends only on
+// the files read, not on the options.
+func CompileWith(paths []string, out string, opts CompileOptions) (*CompileStats, error) {
+	// The buffers are a few large allocations that live to the end; what
+	// else is allocated is short-lived garbage, which the default
+	// GOGC=100 would let grow to their size before collecting it.
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	dir := filepath.Dir(out)
-	c := &compiler{paths: paths, naans: map[string]struct{}{}}
+	if opts.MaxMemory <= 0 {
+		opts.MaxMemory = DefaultCompileMemory
+	}
+	c := &compiler{paths: paths, opts: opts, tmp: opts.TempDir, naans: map[string]struct{}{}}
+	if c.tmp == "" {
+		c.tmp = filepath.Dir(out)
+	}
 	var err error
-	if c.records, err = os.CreateTemp(dir, ".ark-compile-records-*"); err != nil {
+	if c.records, err = os.CreateTemp(c.tmp, ".ark-compile-records-*"); err != nil {
 		return nil, err
 	}
 	defer removeTemp(c.records)
-	if c.arena, err = os.CreateTemp(dir, ".ark-compile-arena-*"); err != nil {
+	if c.arena, err = os.CreateTemp(c.tmp, ".ark-compile-arena-*"); err != nil {
 		return nil, err
 	}
 	defer removeTemp(c.arena)
@@ -78,9 +119,14 @@ func Compile(paths []string, out string) (*CompileStats, error) {
 			hint += int(fi.Size() / bytesPerEntry)
 		}
 	}
-	c.ents = make([]spillEntry, 0, min(hint, compiledMaxCount))
+	maxBuf := max(int(opts.MaxMemory/2/16), 16)
+	if c.runs, err = newRunSorter(c.tmp, make([]spillEntry, 0, min(hint, maxBuf)), maxBuf, byHash); err != nil {
+		return nil, err
+	}
+	defer c.runs.close()
 	readErr := c.readAll()
-	if err := errors.Join(c.recW.Flush(), c.arenaW.Flush()); err != nil {
+	buf, err := c.runs.finish()
+	if err := errors.Join(err, c.recW.Flush(), c.arenaW.Flush()); err != nil {
 		return nil, err
 	}
 	skipped, err := c.dedupe()
@@ -90,7 +136,14 @@ func Compile(paths []string, out string) (*CompileStats, error) {
 	if readErr != nil {
 		return nil, readErr
 	}
-	return c.write(out, skipped)
+	return c.write(out, skipped, buf)
+}
+
+// progress reports how far the compile has got, if asked to.
+func (c *compiler) progress(phase string, done, total int64) {
+	if c.opts.Progress != nil {
+		c.opts.Progress(CompileProgress{Phase: phase, Done: done, Total: total})
+	}
 }
 
 // removeTemp closes and removes a spill file.
@@ -101,8 +154,9 @@ func removeTemp(f *os.File) {
 
 // readAll is the first pass: it spills every entry of every file.
 func (c *compiler) readAll() error {
+	c.progress("read", 0, 0)
 	for _, path := range c.paths {
-		c.starts = append(c.starts, len(c.ents))
+		c.starts = append(c.starts, c.count)
 		f, err := osfile.OpenRegular(path)
 		if err != nil {
 			return err
@@ -123,7 +177,7 @@ func (c *compiler) add(e *Entry) error {
 	if err != nil {
 		return err
 	}
-	if len(c.ents) == compiledMaxCount {
+	if c.count == compiledMaxCount {
 		return errors.New("too many entries")
 	}
 	rec, bytes := encodeCompiledRecord(c.arenaLen, key, &a)
@@ -134,7 +188,13 @@ func (c *compiler) add(e *Entry) error {
 		return err
 	}
 	c.arenaLen += uint64(len(bytes))
-	c.ents = append(c.ents, spillEntry{hash: compiledHash(key), idx: uint32(len(c.ents))})
+	if err := c.runs.add(spillEntry{hash: compiledHash(key), idx: uint32(c.count)}); err != nil {
+		return err
+	}
+	c.count++
+	if c.count%progressEvery == 0 {
+		c.progress("read", int64(c.count), 0)
+	}
 	if len(naan) > 255 {
 		return errors.New("a NAAN longer than 255 bytes cannot be compiled")
 	}
@@ -197,56 +257,104 @@ func (c *compiler) spilled(idx uint32) (key string, a *Assignment, err error) {
 	return string(r.key), a, nil
 }
 
-// dedupe sorts the entries by hash and compares those whose hashes are
+// skipSet is the positions of the entries dropped as duplicates: a bitmap
+// and, once complete, the number of positions set before each word.
+type skipSet struct {
+	words []uint64
+	ranks []uint32
+	n     int
+}
+
+// add adds idx to s, which holds positions below count.
+func (s *skipSet) add(idx uint32, count int) {
+	if s.words == nil {
+		s.words = make([]uint64, (count+63)/64)
+	}
+	s.words[idx/64] |= 1 << (idx % 64)
+	s.n++
+}
+
+// has reports whether s holds idx.
+func (s *skipSet) has(idx uint32) bool {
+	return s.words != nil && s.words[idx/64]&(1<<(idx%64)) != 0
+}
+
+// complete counts the positions before each word, for rank.
+func (s *skipSet) complete() {
+	s.ranks = make([]uint32, len(s.words))
+	n := 0
+	for i, w := range s.words {
+		s.ranks[i] = uint32(n)
+		n += bits.OnesCount64(w)
+	}
+}
+
+// rank returns how many positions below idx s holds.
+func (s *skipSet) rank(idx uint32) uint32 {
+	if s.words == nil {
+		return 0
+	}
+	return s.ranks[idx/64] + uint32(bits.OnesCount64(s.words[idx/64]&(1<<(idx%64)-1)))
+}
+
+// dedupe merges the entries by hash and compares those whose hashes are
 // equal: an identifier already there with the same assignment is dropped,
 // one with another assignment is the first conflict the loader would
-// have met. It returns the dropped positions, sorted.
-func (c *compiler) dedupe() ([]uint32, error) {
-	slices.SortFunc(c.ents, func(x, y spillEntry) int {
-		if x.hash != y.hash {
-			if x.hash < y.hash {
-				return -1
-			}
-			return 1
-		}
-		return int(x.idx) - int(y.idx)
-	})
-	var skipped []uint32
+// have met. It returns the dropped positions.
+func (c *compiler) dedupe() (*skipSet, error) {
+	type kept struct {
+		key string
+		a   *Assignment
+		idx uint32
+	}
+	skipped := &skipSet{}
 	conflict, first := uint32(compiledMaxCount+1), uint32(0)
-	for i := 0; i < len(c.ents); {
-		j := i + 1
-		for j < len(c.ents) && c.ents[j].hash == c.ents[i].hash {
-			j++
+	// The entries of a hash group are compared as they come, the first
+	// once a second comes, so that a group costs the distinct keys it
+	// holds (almost always one), not its entries.
+	var seen []kept
+	visit := func(e spillEntry) error {
+		key, a, err := c.spilled(e.idx)
+		if err != nil {
+			return err
 		}
-		if j-i > 1 {
-			type kept struct {
-				key string
-				a   *Assignment
-				idx uint32
-			}
-			var seen []kept
-			for _, e := range c.ents[i:j] {
-				key, a, err := c.spilled(e.idx)
-				if err != nil {
-					return nil, err
-				}
-				k := slices.IndexFunc(seen, func(s kept) bool { return s.key == key })
-				switch {
-				case k < 0:
-					seen = append(seen, kept{key, a, e.idx})
-				case SameAssignment(seen[k].a, a):
-					skipped = append(skipped, e.idx)
-				case e.idx < conflict:
-					conflict, first = e.idx, seen[k].idx
-				}
+		k := slices.IndexFunc(seen, func(s kept) bool { return s.key == key })
+		switch {
+		case k < 0:
+			seen = append(seen, kept{key, a, e.idx})
+		case SameAssignment(seen[k].a, a):
+			skipped.add(e.idx, c.count)
+		case e.idx < conflict:
+			conflict, first = e.idx, seen[k].idx
+		}
+		return nil
+	}
+	var head spillEntry // the group's first entry
+	inGroup := 0        // and how many it has had
+	c.progress("check", 0, int64(c.count))
+	done := int64(0)
+	err := c.runs.merge(c.opts.MaxMemory/8, func(e spillEntry) error {
+		if done++; done%progressEvery == 0 {
+			c.progress("check", done, int64(c.count))
+		}
+		if inGroup == 0 || e.hash != head.hash {
+			head, inGroup, seen = e, 1, seen[:0]
+			return nil
+		}
+		if inGroup++; inGroup == 2 {
+			if err := visit(head); err != nil {
+				return err
 			}
 		}
-		i = j
+		return visit(e)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if conflict <= compiledMaxCount {
 		return nil, c.conflictError(first, conflict)
 	}
-	slices.Sort(skipped)
+	skipped.complete()
 	return skipped, nil
 }
 
@@ -282,7 +390,7 @@ func (c *compiler) conflictError(first, later uint32) error {
 // there when the file holds several entries.
 func (c *compiler) describe(idx uint32) string {
 	file, entry := c.fileOf(idx)
-	next := len(c.ents)
+	next := c.count
 	if file+1 < len(c.starts) {
 		next = c.starts[file+1]
 	}
@@ -320,9 +428,10 @@ func readEntryAt(path string, n int) (*Entry, int, error) {
 	return found, tr.Line, nil
 }
 
-// write is the second pass: it builds the index and writes the file.
-func (c *compiler) write(out string, skipped []uint32) (*CompileStats, error) {
-	distinct := len(c.ents) - len(skipped)
+// write builds the index and writes the file. buf is the sort buffer,
+// which the second sort uses in turn.
+func (c *compiler) write(out string, skipped *skipSet, buf []spillEntry) (*CompileStats, error) {
+	distinct := c.count - skipped.n
 	slotCount := compiledMinSlots
 	for slotCount*3 < distinct*4 {
 		slotCount *= 2
@@ -330,22 +439,40 @@ func (c *compiler) write(out string, skipped []uint32) (*CompileStats, error) {
 	if slotCount > compiledMaxSlots {
 		return nil, errors.New("too many entries")
 	}
-	slots := make([]uint64, slotCount)
 	mask := uint64(slotCount - 1)
-	for _, e := range c.ents {
-		if _, dup := slices.BinarySearch(skipped, e.idx); dup {
-			continue
+	home := func(e spillEntry) uint64 { return (e.hash >> 32) & mask }
+	slotted, err := newRunSorter(c.tmp, buf, c.runs.max, func(x, y spillEntry) int {
+		if hx, hy := home(x), home(y); hx != hy {
+			if hx < hy {
+				return -1
+			}
+			return 1
 		}
-		before, _ := slices.BinarySearch(skipped, e.idx)
-		tag := e.hash >> 32
-		i := tag & mask
-		for slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		slots[i] = tag<<32 | uint64(int(e.idx)-before+1)
+		return byHash(x, y)
+	})
+	if err != nil {
+		return nil, err
 	}
-	entries := len(c.ents)
-	c.ents = nil // the index holds what is still needed
+	defer slotted.close()
+	// The kept entries, numbered from 1 as their records will be (which
+	// keeps their order by hash and position), sorted by home slot.
+	c.progress("sort", 0, int64(c.count))
+	done := int64(0)
+	err = c.runs.merge(c.opts.MaxMemory/8, func(e spillEntry) error {
+		if done++; done%progressEvery == 0 {
+			c.progress("sort", done, int64(c.count))
+		}
+		if skipped.has(e.idx) {
+			return nil
+		}
+		return slotted.add(spillEntry{hash: e.hash, idx: e.idx - skipped.rank(e.idx) + 1})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := slotted.finish(); err != nil {
+		return nil, err
+	}
 
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
@@ -361,22 +488,84 @@ func (c *compiler) write(out string, skipped []uint32) (*CompileStats, error) {
 	h.naansLen = uint64(len(naans))
 	h.fileLen = h.naansOff + h.naansLen
 
+	// The index is linear probing, entries inserted in the order of their
+	// hashes and positions. Slot by slot, the entry placed there is the
+	// first inserted of those waiting for it: the entries whose home is
+	// this slot or before, not yet placed. So the slots are written in
+	// order from the entries sorted by home slot, with a heap of those
+	// waiting.
+	var waiting entryHeap
+	var pos uint64
+	var slot [CompiledSlotSize]byte
+	place := func(w io.Writer) error {
+		var s uint64
+		if len(waiting) > 0 {
+			e := waiting.pop()
+			s = e.hash>>32<<32 | uint64(e.idx)
+		}
+		binary.LittleEndian.PutUint64(slot[:], s)
+		if pos++; pos%progressEvery == 0 {
+			c.progress("index", int64(pos), int64(slotCount))
+		}
+		_, err := w.Write(slot[:])
+		return err
+	}
+	c.progress("index", 0, int64(slotCount))
 	if _, err := f.Seek(CompiledHeaderSize, io.SeekStart); err != nil {
 		return nil, err
 	}
-	crc := crc32.New(castagnoli)
-	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
-	buf := make([]byte, 0, 1<<16)
-	for i, s := range slots {
-		buf = binary.LittleEndian.AppendUint64(buf, s)
-		if len(buf) == cap(buf) || i == len(slots)-1 {
-			if _, err := w.Write(buf); err != nil {
-				return nil, err
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = slotted.merge(c.opts.MaxMemory/8, func(e spillEntry) error {
+		for pos < home(e) {
+			if err := place(w); err != nil {
+				return err
 			}
-			buf = buf[:0]
+		}
+		waiting.push(e)
+		return nil
+	})
+	for err == nil && pos <= mask {
+		err = place(w)
+	}
+	if err := errors.Join(err, w.Flush()); err != nil {
+		return nil, err
+	}
+	if len(waiting) > 0 {
+		// These entries probed past the last slot into the first ones,
+		// where they were not waiting when those were written. Place the
+		// first slots again with them waiting, up to a slot where nothing
+		// waits: from there on, the slots are as written.
+		var prefix []byte
+		pos = 0
+		err = slotted.merge(c.opts.MaxMemory/8, func(e spillEntry) error {
+			for pos < home(e) {
+				if len(waiting) == 0 {
+					return errStopMerge
+				}
+				if err := place(sliceWriter{&prefix}); err != nil {
+					return err
+				}
+			}
+			waiting.push(e)
+			return nil
+		})
+		for err == nil && len(waiting) > 0 {
+			err = place(sliceWriter{&prefix})
+		}
+		if err != nil {
+			return nil, err
+		}
+		if _, err := f.WriteAt(prefix, CompiledHeaderSize); err != nil {
+			return nil, err
 		}
 	}
-	slots = nil
+
+	c.progress("write", 0, int64(h.fileLen))
+	crc := crc32.New(castagnoli)
+	if _, err := io.Copy(crc, io.NewSectionReader(f, CompiledHeaderSize, int64(h.recordsOff-CompiledHeaderSize))); err != nil {
+		return nil, err
+	}
+	w = bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
 	if err := c.copyRecords(w, skipped); err != nil {
 		return nil, err
 	}
@@ -405,11 +594,19 @@ func (c *compiler) write(out string, skipped []uint32) (*CompileStats, error) {
 	if err := os.Rename(f.Name(), out); err != nil {
 		return nil, err
 	}
-	return &CompileStats{Entries: entries, Distinct: distinct, Size: int64(h.fileLen)}, nil
+	return &CompileStats{Entries: c.count, Distinct: distinct, Size: int64(h.fileLen)}, nil
+}
+
+// sliceWriter appends what is written to a slice.
+type sliceWriter struct{ b *[]byte }
+
+func (s sliceWriter) Write(p []byte) (int, error) {
+	*s.b = append(*s.b, p...)
+	return len(p), nil
 }
 
 // copyRecords copies the spilled records to w, leaving out the skipped.
-func (c *compiler) copyRecords(w io.Writer, skipped []uint32) error {
+func (c *compiler) copyRecords(w io.Writer, skipped *skipSet) error {
 	if _, err := c.records.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -421,8 +618,7 @@ func (c *compiler) copyRecords(w io.Writer, skipped []uint32) error {
 		} else if err != nil {
 			return err
 		}
-		if len(skipped) > 0 && skipped[0] == idx {
-			skipped = skipped[1:]
+		if skipped.has(idx) {
 			continue
 		}
 		if _, err := w.Write(rec); err != nil {
