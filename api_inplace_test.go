@@ -80,6 +80,21 @@ func TestAPIKeyCannotPublishHiddenFiles(t *testing.T) {
 	if !strings.Contains(got.body, `"status":400`) || !strings.Contains(got.body, reason) {
 		t.Errorf("bulk: %d %s", got.status, got.body)
 	}
+	got = s.call("PATCH", "/id/ark:12345/x5p1", "x5", `{"target": "/.env"}`, "Content-Type", "application/merge-patch+json")
+	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
+		t.Errorf("PATCH a new binding to /.env: %d %s", got.status, got.body)
+	}
+	// A redirect to the path is allowed; a PATCH that makes it in place is not.
+	if got := s.call("PUT", "/id/ark:12345/x5p2", "x5", `{"target": "/.env", "status": 302}`); got.status != http.StatusCreated {
+		t.Fatalf("PUT a redirect to /.env: %d %s", got.status, got.body)
+	}
+	got = s.call("PATCH", "/id/ark:12345/x5p2", "x5", `{"status": 200}`, "Content-Type", "application/merge-patch+json")
+	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
+		t.Errorf("PATCH a redirect to /.env in place: %d %s", got.status, got.body)
+	}
+	if got := s.get("/ark:12345/x5p2"); got.status != http.StatusFound {
+		t.Errorf("GET ark:12345/x5p2 after the refused PATCH: %d %q, want the redirect kept", got.status, got.body)
+	}
 	got = s.call("POST", "/mint/ark:12345/x5", "x5", `{"target": "/.git/config"}`)
 	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
 		t.Errorf("mint-and-bind: %d %s", got.status, got.body)
@@ -88,7 +103,7 @@ func TestAPIKeyCannotPublishHiddenFiles(t *testing.T) {
 	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
 		t.Errorf("import: %d %s", got.status, got.body)
 	}
-	for _, id := range []string{"ark:12345/x5b1", "ark:12345/x5i1", "ark:12345/x5i2"} {
+	for _, id := range []string{"ark:12345/x5b1", "ark:12345/x5i1", "ark:12345/x5i2", "ark:12345/x5p1"} {
 		s.expectUnbound(id)
 	}
 	for _, p := range []string{"/ark:12345/x5b1", "/ark:12345/x5i2"} {
