@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
@@ -18,7 +17,7 @@ import (
 // checkAgainstStore checks that the tables at paths assign no identifier
 // that the store holds (bound, minted or withdrawn), as the handler does
 // when it loads them: the store is a bolt file or a PostgreSQL DSN
-// (postgres:// or host=…), or, with apiURL, the store behind a running
+// (see isPostgresDSN), or, with apiURL, the store behind a running
 // server's API, read through its export.
 func checkAgainstStore(ctx context.Context, paths []string, storeArg, schema, apiURL string, out io.Writer) error {
 	t, err := table.Open(paths, nil, false)
@@ -33,7 +32,7 @@ func checkAgainstStore(ctx context.Context, paths []string, storeArg, schema, ap
 			return err
 		}
 		bindings = exportedBindings{c}
-	case isDSN(storeArg):
+	case isPostgresDSN(storeArg):
 		b, err := postgres.Open(storeArg, schema)
 		if err != nil {
 			return err
@@ -53,11 +52,6 @@ func checkAgainstStore(ctx context.Context, paths []string, storeArg, schema, ap
 	}
 	fmt.Fprintln(out, "no identifier of the tables is held by the store")
 	return nil
-}
-
-// isDSN reports whether arg names a PostgreSQL server rather than a file.
-func isDSN(arg string) bool {
-	return strings.HasPrefix(arg, "postgres://") || strings.HasPrefix(arg, "postgresql://") || strings.Contains(arg, "=")
 }
 
 // exportedBindings reads the bindings of a running server through its
