@@ -66,8 +66,8 @@ const importNotifyMax = 1000
 // In the Caddyfile: `store bolt [<path>] [{ skip_check }]`.
 //
 // Opening a file checks it (see SkipCheck) and refuses a damaged one. A
-// read that panics inside bbolt, as reads of a file damaged since it was
-// opened do, fails with ErrUnavailable (503) and marks the store
+// call that panics or faults on memory inside bbolt, as reads of a file
+// damaged since it was opened do, fails with ErrUnavailable (503) and marks the store
 // damaged: from then on every call fails so, since a damaged file may
 // hold what it fails to find, until Caddy opens a good file again. A write
 // refuses with ErrUnavailable when the path no longer names the file the
@@ -311,8 +311,11 @@ func checkTx(tx *bolt.Tx, deadline time.Time) (err error) {
 // call runs fn, a transaction of b, turning a panic inside bbolt (a read
 // of a file damaged since it was opened) into ErrUnavailable and marking
 // b damaged: from then on every call fails at once, since a damaged file
-// may hold the keys it fails to find. A write first checks that the path
-// still names the file (see present).
+// may hold the keys it fails to find. A memory fault, such as a damaged
+// page number that points outside the mapped file, is made a panic too
+// (debug.SetPanicOnFault), instead of a fatal error that ends the
+// process. A write first checks that the path still names the file (see
+// present).
 func (b *boltDB) call(write bool, fn func() error) (err error) {
 	if b.damaged.Load() {
 		return fmt.Errorf("%w: the store file %s was found damaged: restore it and restart Caddy", store.ErrUnavailable, b.path)
@@ -331,6 +334,7 @@ func (b *boltDB) call(write bool, fn func() error) (err error) {
 			err = fmt.Errorf("%w: the store file %s is damaged: %v", store.ErrUnavailable, b.path, r)
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	return fn()
 }
 
@@ -359,13 +363,18 @@ func (b *boltDB) view(fn func(*bolt.Tx) error) error {
 	return b.call(false, func() error { return b.db.View(fn) })
 }
 
-// batch runs a write through bbolt's Batch and call. A panic inside fn,
-// in the goroutine that runs the batch, makes bbolt run fn again alone in
-// this goroutine, where it panics again for call to recover. A panic in
-// the batch's commit happens in bbolt's goroutine, where nothing can
-// recover it: the check at open is the defence.
+// batch runs a write through bbolt's Batch and call. A panic or memory
+// fault inside fn, in the goroutine that runs the batch, makes bbolt run
+// fn again alone in this goroutine, where it panics again for call to
+// recover. A panic in the batch's commit happens in bbolt's goroutine,
+// where nothing can recover it: the check at open is the defence.
 func (b *boltDB) batch(fn func(*bolt.Tx) error) error {
-	return b.call(true, func() error { return b.db.Batch(fn) })
+	return b.call(true, func() error {
+		return b.db.Batch(func(tx *bolt.Tx) error {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			return fn(tx)
+		})
+	})
 }
 
 // update runs a write transaction through call.
