@@ -18,6 +18,10 @@ import (
 // history record carries its transaction's id, so that a node reading the
 // change sequence can come back for the records of transactions that
 // were still running when it read (see pgWatch).
+//
+// Version 2 adds the resolution statistics (stats.go): counts per day and
+// shoulder and outcome, and the day's lists of names ("top",
+// "not_found").
 var pgMigrations = []string{`
 CREATE TABLE @.bindings (
 	key         text COLLATE "C" PRIMARY KEY,
@@ -44,6 +48,21 @@ CREATE INDEX ON @.history (xid);
 CREATE TABLE @.counters (
 	name  text COLLATE "C" PRIMARY KEY,
 	value bigint NOT NULL
+);
+`, `
+CREATE TABLE @.stats_resolutions (
+	day      date NOT NULL,
+	shoulder text COLLATE "C" NOT NULL,
+	outcome  text COLLATE "C" NOT NULL,
+	count    bigint NOT NULL,
+	PRIMARY KEY (day, shoulder, outcome)
+);
+CREATE TABLE @.stats_names (
+	list  text COLLATE "C" NOT NULL,
+	day   date NOT NULL,
+	id    text COLLATE "C" NOT NULL,
+	count bigint NOT NULL,
+	PRIMARY KEY (list, day, id)
 );
 `}
 
