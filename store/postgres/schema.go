@@ -22,6 +22,11 @@ import (
 // Version 2 adds the resolution statistics (stats.go): counts per day and
 // shoulder and outcome, and the day's lists of names ("top",
 // "not_found").
+//
+// Version 3 adds the target checks (store.TargetChecks): a target's row is
+// keyed by the SHA-256 of the target, since a B-tree cannot index the
+// longest targets; a sequence numbers the sweeps, and one row holds the
+// lease of the node that checks.
 var pgMigrations = []string{`
 CREATE TABLE @.bindings (
 	key         text COLLATE "C" PRIMARY KEY,
@@ -63,6 +68,31 @@ CREATE TABLE @.stats_names (
 	id    text COLLATE "C" NOT NULL,
 	count bigint NOT NULL,
 	PRIMARY KEY (list, day, id)
+);
+`, `
+CREATE TABLE @.targets (
+	id       bytea PRIMARY KEY,
+	target   text NOT NULL,
+	key      text NOT NULL DEFAULT '',
+	paused   boolean NOT NULL DEFAULT false,
+	sweep    bigint NOT NULL,
+	state    text NOT NULL,
+	code     text NOT NULL DEFAULT '',
+	failures integer NOT NULL DEFAULT 0,
+	checked  timestamptz NOT NULL,
+	since    timestamptz NOT NULL,
+	final    text NOT NULL DEFAULT '',
+	page     text NOT NULL DEFAULT '',
+	notified boolean NOT NULL DEFAULT false,
+	due      timestamptz NOT NULL
+);
+CREATE INDEX ON @.targets (due) WHERE NOT paused;
+CREATE INDEX ON @.targets USING hash (final) WHERE final <> '';
+CREATE SEQUENCE @.target_sweeps;
+CREATE TABLE @.target_lease (
+	id      boolean PRIMARY KEY DEFAULT true CHECK (id),
+	holder  text NOT NULL,
+	expires timestamptz NOT NULL
 );
 `}
 
