@@ -4,14 +4,18 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/caddy-ark/caddy-ark/console"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"go.uber.org/zap"
 )
 
-// serveAPI answers a request for the API.
+// serveAPI answers a request for the API, or for its console.
 func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, route, rest string) error {
+	if route == console.Route && h.console != nil {
+		return h.console.Serve(w, r, rest, handlerSite{h})
+	}
 	return h.API.Serve(w, r, route, rest, handlerSite{h})
 }
 

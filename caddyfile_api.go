@@ -3,8 +3,10 @@ package ark
 import (
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -15,10 +17,15 @@ import (
 //		key_file <file>
 //		max_body <bytes>
 //		in_place <path-prefix>...
+//		ui {
+//			session <duration>
+//			secret_file <file>
+//		}
 //	}
 //
-// checking each key as it is read. A relative key_file is relative to the
-// Caddyfile.
+// checking each key as it is read. A relative key_file or secret_file is
+// relative to the Caddyfile. ui, with or without its block, turns on the
+// console.
 func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 	if h.API != nil {
 		return d.Err("api: given twice")
@@ -64,10 +71,52 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 				return d.Err("api: in_place: want one path prefix or more, such as /objects/")
 			}
 			a.InPlace = append(a.InPlace, prefixes...)
+		case "ui":
+			if a.UI != nil {
+				return d.Err("api: ui: given twice")
+			}
+			ui, err := unmarshalUI(d)
+			if err != nil {
+				return err
+			}
+			a.UI = ui
 		default:
 			return d.Errf("api: unknown subdirective %q", d.Val())
 		}
 	}
 	h.API = a
 	return nil
+}
+
+// unmarshalUI reads the api block's ui [{ session <duration>; secret_file
+// <file> }].
+func unmarshalUI(d *caddyfile.Dispenser) (*api.UI, error) {
+	ui := &api.UI{}
+	if d.NextArg() {
+		return nil, d.Errf("api: ui takes no arguments, got %q: give session or secret_file in its block", d.Val())
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "session":
+			var s string
+			if err := unmarshalOne(d, &s); err != nil {
+				return nil, err
+			}
+			dur, err := caddy.ParseDuration(s)
+			if err != nil || dur < time.Second {
+				return nil, d.Errf("api: ui: session: %q is not a length of time of 1s or more, such as 8h", s)
+			}
+			ui.Session = caddy.Duration(dur)
+		case "secret_file":
+			if err := unmarshalOne(d, &ui.SecretFile); err != nil {
+				return nil, err
+			}
+			if !filepath.IsAbs(ui.SecretFile) {
+				ui.SecretFile = filepath.Join(filepath.Dir(d.File()), ui.SecretFile)
+			}
+		default:
+			return nil, d.Errf("api: ui: unknown subdirective %q", d.Val())
+		}
+	}
+	return ui, nil
 }

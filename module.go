@@ -25,6 +25,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/console"
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/mint"
@@ -183,6 +184,7 @@ type Handler struct {
 	live      liveTable
 	stores    handlerStore
 	minters   mint.Minters
+	console   *console.Console // the API's console, when it has one
 }
 
 // CaddyModule returns the Caddy module information.
@@ -213,6 +215,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.API.StopWithServer(ctx)
 		if err := h.API.Provision(); err != nil {
 			return err
+		}
+		if h.API.UI != nil {
+			if h.console, err = console.New(h.API); err != nil {
+				return err
+			}
 		}
 	}
 	if h.infoPage, err = info.LoadPage(h.InfoTemplate); err != nil {

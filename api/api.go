@@ -39,7 +39,14 @@ type API struct {
 	// paths without hidden segments. Redirect targets are not limited.
 	InPlace []string `json:"in_place,omitempty"`
 
-	keys map[string]*apiKey // by the SHA-256 hash of the key
+	// The web console at <prefix>/ui/, for people rather than programs:
+	// search, edit, mint, retarget, import and export in a browser, signed
+	// in with a key of the API, whose scopes apply to everything it shows
+	// and does. Off when absent. docs/console.md describes it.
+	UI *UI `json:"ui,omitempty"`
+
+	keys   map[string]*apiKey // by the SHA-256 hash of the key
+	byName map[string]*apiKey
 
 	// Done when the server begins to shut down (a stop or a reload) or
 	// the handler is cleaned up: long requests such as an import stop.
@@ -76,17 +83,20 @@ func (a *API) Provision() error {
 		return errors.New("api: no keys: give key <name> <sha256-hex> <scope>... or key_file <file>")
 	}
 	a.keys = map[string]*apiKey{}
-	names := map[string]bool{}
+	a.byName = map[string]*apiKey{}
 	for _, k := range keys {
 		hash, c, err := compileKey(k)
 		if err != nil {
 			return fmt.Errorf("api: %w", err)
 		}
-		if names[k.Name] || a.keys[hash] != nil {
+		if a.byName[k.Name] != nil || a.keys[hash] != nil {
 			return fmt.Errorf("api: key %s: its name or hash is given twice", k.Name)
 		}
-		names[k.Name] = true
+		a.byName[k.Name] = c
 		a.keys[hash] = c
+	}
+	if a.UI != nil {
+		return a.UI.check()
 	}
 	return nil
 }
@@ -147,6 +157,11 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ark"`+desc)
 		return writeAPIError(w, http.StatusUnauthorized, err.Error())
 	}
+	return a.serve(w, r, route, rest, key, s)
+}
+
+// serve answers a request for the API, made with key.
+func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, key *apiKey, s Site) error {
 	rs := s.Resolver()
 	if rs == nil {
 		w.Header().Set("Retry-After", resolve.RetryAfter)

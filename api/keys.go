@@ -33,8 +33,10 @@ type APIKey struct {
 
 // apiKey is an APIKey compiled for checking requests.
 type apiKey struct {
-	name   string
-	scopes []scope
+	name      string
+	hash      string // the SHA-256 hash of the key, raw
+	scopes    []scope
+	scopeText []string // as configured
 }
 
 // scope is one compiled scope.
@@ -65,7 +67,7 @@ func compileKey(k APIKey) (string, *apiKey, error) {
 	if len(k.Scopes) == 0 {
 		return "", nil, fmt.Errorf("key %s: no scope: give read:<prefix> or write:<prefix>", k.Name)
 	}
-	c := &apiKey{name: k.Name}
+	c := &apiKey{name: k.Name, hash: string(sum), scopeText: k.Scopes}
 	for _, s := range k.Scopes {
 		sc, err := parseScope(s)
 		if err != nil {

@@ -1,0 +1,191 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
+)
+
+// editView is what the edit form shows.
+type editView struct {
+	ID          string
+	Version     uint64 // 0 when not stored yet
+	Target      string
+	Status      int
+	Passthrough bool
+	Meta        []metaRow
+	Statuses    []statusChoice
+}
+
+// statusChoice is one answer an identifier may give, in the form.
+type statusChoice struct {
+	Code  int
+	Label string
+}
+
+// statuses are the answers the edit form offers.
+var statuses = []statusChoice{
+	{302, "302 Found: redirect to the target (the usual)"},
+	{303, "303 See Other: redirect to the target"},
+	{307, "307 Temporary Redirect: redirect, keeping the method"},
+	{200, "200: serve the target in place (a path of this site)"},
+}
+
+// blankMetaRows is how many empty metadata rows the form offers for
+// new elements.
+const blankMetaRows = 3
+
+// editForm shows the edit form of the identifier at raw: its binding as
+// stored, or in, the values a refused form held; problem says why, and
+// status is the answer's.
+func (p *page) editForm(raw string, status int, problem string, in *editView) error {
+	id := unescapeID(raw)
+	v := in
+	if v == nil {
+		rec, err := p.get(id)
+		switch {
+		case errors.Is(err, errNotStored):
+			v = &editView{ID: id, Status: http.StatusFound, Passthrough: true}
+		case err != nil:
+			return p.fail(err)
+		case rec.Binding.Status == http.StatusGone:
+			return p.problem(http.StatusConflict, id+" is withdrawn: a withdrawn identifier never changes.")
+		default:
+			v = viewOf(rec.Binding)
+		}
+	}
+	for range blankMetaRows {
+		v.Meta = append(v.Meta, metaRow{})
+	}
+	for i := range v.Meta {
+		v.Meta[i].N = i
+	}
+	v.Statuses = statuses
+	return p.render(status, view{Title: "Edit " + v.ID, Error: problem, Page: v}, "edit")
+}
+
+// viewOf returns the edit form of a binding as stored.
+func viewOf(b *store.Binding) *editView {
+	v := &editView{ID: b.Key, Version: b.Version, Target: b.Target, Status: b.Status, Passthrough: b.Passthrough, Meta: sortedMeta(b.Meta)}
+	if v.Status == 0 {
+		v.Status, v.Passthrough = http.StatusFound, true
+	}
+	return v
+}
+
+// edit saves the edit form: as a merge patch of what the form changed,
+// on condition that the binding is still the one the form showed.
+func (p *page) edit(raw string) error {
+	id := unescapeID(raw)
+	in, err := readEditForm(id, p.r)
+	if err != nil {
+		return p.editForm(raw, http.StatusBadRequest, err.Error(), in)
+	}
+	rec, err := p.get(id)
+	var cur *store.Binding
+	switch {
+	case errors.Is(err, errNotStored):
+	case err != nil:
+		return p.fail(err)
+	default:
+		cur = rec.Binding
+	}
+	if (cur == nil && in.Version != 0) || (cur != nil && cur.Version != in.Version) {
+		return p.editForm(raw, http.StatusPreconditionFailed, "It was changed by someone else since you opened this form: the form now shows it as it is. Make your change again.", nil)
+	}
+	patch := mergePatch(cur, in)
+	if len(patch) == 0 {
+		http.Redirect(p.w, p.r, p.c.base+"id/"+escapeID(id)+"?done=unchanged", http.StatusSeeOther)
+		return nil
+	}
+	header := http.Header{"Content-Type": {"application/merge-patch+json"}}
+	if cur == nil {
+		header.Set("If-None-Match", "*")
+	} else {
+		header.Set("If-Match", `"`+strconv.FormatUint(cur.Version, 10)+`"`)
+	}
+	rep, err := p.api(apiRequest{method: http.MethodPatch, route: "id", rest: escapeID(id), body: jsonBody(patch), header: header})
+	if err != nil {
+		return p.fail(err)
+	}
+	if !rep.ok() {
+		return p.editForm(raw, rep.status, rep.problem(), in)
+	}
+	http.Redirect(p.w, p.r, p.c.base+"id/"+escapeID(id)+"?done=saved", http.StatusSeeOther)
+	return nil
+}
+
+// readEditForm reads a posted edit form. It returns what the form held
+// even when it refuses it, to show it again.
+func readEditForm(id string, r *http.Request) (*editView, error) {
+	f := r.PostForm
+	in := &editView{ID: id, Target: strings.TrimSpace(f.Get("target")), Passthrough: f.Get("passthrough") != ""}
+	var err error
+	if in.Version, err = strconv.ParseUint(f.Get("version"), 10, 64); err != nil {
+		return in, errors.New("the form has no version: open it again from the identifier's page")
+	}
+	if in.Status, err = strconv.Atoi(f.Get("status")); err != nil {
+		return in, errors.New("choose what the identifier answers")
+	}
+	rows, _ := strconv.Atoi(f.Get("meta_rows"))
+	seen := map[string]bool{}
+	for i := range min(rows, table.MaxMetaKeys+blankMetaRows) {
+		name := strings.TrimSpace(f.Get("meta_name_" + strconv.Itoa(i)))
+		value := f.Get("meta_value_" + strconv.Itoa(i))
+		if name == "" && value == "" {
+			continue
+		}
+		in.Meta = append(in.Meta, metaRow{Name: name, Value: value})
+		switch {
+		case name == "":
+			err = errors.New("a metadata value has no name")
+		case seen[name]:
+			err = errors.New("the metadata name " + name + " is given twice")
+		}
+		seen[name] = true
+	}
+	return in, err
+}
+
+// mergePatch returns the JSON merge patch that makes cur (nil when there
+// is none) what the form holds: only what changed, a metadata element
+// whose value was emptied or whose row was removed set to null.
+func mergePatch(cur *store.Binding, in *editView) map[string]any {
+	if cur == nil {
+		cur = &store.Binding{}
+	}
+	patch := map[string]any{}
+	if in.Target != cur.Target {
+		patch["target"] = in.Target
+	}
+	if in.Status != cur.Status {
+		patch["status"] = in.Status
+	}
+	if in.Passthrough != cur.Passthrough || cur.Status == 0 {
+		patch["passthrough"] = in.Passthrough
+	}
+	meta := map[string]any{}
+	kept := map[string]bool{}
+	for _, m := range in.Meta {
+		if m.Value == "" {
+			continue
+		}
+		kept[m.Name] = true
+		if v, ok := cur.Meta[m.Name]; !ok || v != m.Value {
+			meta[m.Name] = m.Value
+		}
+	}
+	for name := range cur.Meta {
+		if !kept[name] {
+			meta[name] = nil
+		}
+	}
+	if len(meta) > 0 {
+		patch["meta"] = meta
+	}
+	return patch
+}

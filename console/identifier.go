@@ -1,0 +1,193 @@
+package console
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/store"
+)
+
+// record is the API's answer to GET id/<id>.
+type record struct {
+	Binding *store.Binding `json:"binding"`
+	History []store.Change `json:"history"`
+}
+
+// errNotStored is a GET id/<id> that the API answered 404: the
+// identifier is neither minted nor bound.
+var errNotStored = errors.New("not minted or bound")
+
+// get reads the binding and history of id through the API. A refusal is
+// returned as a *refusal.
+func (p *page) get(id string) (*record, error) {
+	rep, err := p.api(apiRequest{method: http.MethodGet, route: "id", rest: escapeID(id)})
+	if err != nil {
+		return nil, err
+	}
+	if rep.status == http.StatusNotFound {
+		return nil, errNotStored
+	}
+	if !rep.ok() {
+		return nil, &refusal{rep.status, rep.problem()}
+	}
+	var rec record
+	if err := rep.decode(&rec); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// refusal is the API refusing a request, with the status and reason it
+// gave.
+type refusal struct {
+	status int
+	msg    string
+}
+
+func (r *refusal) Error() string { return r.msg }
+
+// fail answers with err: a refusal of the API, or the API failing.
+func (p *page) fail(err error) error {
+	var ref *refusal
+	if errors.As(err, &ref) {
+		return p.problem(ref.status, ref.msg)
+	}
+	return p.problem(http.StatusServiceUnavailable, err.Error())
+}
+
+// identifierView is what the page of one identifier shows.
+type identifierView struct {
+	ID       string
+	B        *store.Binding
+	State    string
+	Meta     []metaRow
+	History  []changeView
+	Info     string // the path of its ?info page
+	MayWrite bool
+}
+
+// metaRow is one metadata element.
+type metaRow struct {
+	N           int
+	Name, Value string
+}
+
+// changeView is one change of the history, described.
+type changeView struct {
+	Seq  uint64
+	Time string
+	By   string
+	What []string
+}
+
+// notices are what the page shown after a change says was done, by the
+// done parameter of its address.
+var notices = map[string]string{
+	"saved":     "Saved.",
+	"unchanged": "Nothing was changed: the form held the values the identifier has.",
+	"withdrawn": "Withdrawn.",
+}
+
+// identifier answers the page of one identifier.
+func (p *page) identifier(raw string) error {
+	id := unescapeID(raw)
+	rec, err := p.get(id)
+	if errors.Is(err, errNotStored) {
+		return p.render(http.StatusNotFound, view{Title: id, Error: id + " is not minted or bound in the store.", Page: identifierView{ID: id, MayWrite: p.sess.key.MayWrite(id)}}, "identifier")
+	}
+	if err != nil {
+		return p.fail(err)
+	}
+	b := rec.Binding
+	v := identifierView{ID: b.Key, B: b, State: state(b), Meta: sortedMeta(b.Meta), Info: "/" + b.Key + "?info", MayWrite: p.sess.key.MayWrite(b.Key)}
+	for i := len(rec.History) - 1; i >= 0; i-- {
+		ch := rec.History[i]
+		v.History = append(v.History, changeView{Seq: ch.Seq, Time: when(ch.Time), By: ch.By, What: describe(ch.Old, ch.New)})
+	}
+	return p.render(http.StatusOK, view{Title: b.Key, Notice: notices[p.r.URL.Query().Get("done")], Page: v}, "identifier")
+}
+
+// state says in words what an identifier answers.
+func state(b *store.Binding) string {
+	switch b.Status {
+	case 0:
+		return "minted, not bound yet"
+	case http.StatusGone:
+		return "withdrawn (410)"
+	case http.StatusOK:
+		return "served in place (200)"
+	}
+	return fmt.Sprintf("redirects (%d)", b.Status)
+}
+
+// when writes a time of the history, in UTC to the second.
+func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// sortedMeta returns meta's elements by name.
+func sortedMeta(meta map[string]string) []metaRow {
+	var rows []metaRow
+	for i, name := range slices.Sorted(maps.Keys(meta)) {
+		rows = append(rows, metaRow{N: i, Name: name, Value: meta[name]})
+	}
+	return rows
+}
+
+// describe says what a change of the history did.
+func describe(old, cur *store.Binding) []string {
+	switch {
+	case cur == nil:
+		return []string{"removed"}
+	case old == nil && cur.Status == 0:
+		return []string{"minted"}
+	case cur.Status == http.StatusGone && (old == nil || old.Status != http.StatusGone):
+		return []string{"withdrawn: " + cur.Reason}
+	case old == nil || old.Status == 0:
+		return append([]string{fmt.Sprintf("bound to %s (%d)", cur.Target, cur.Status)}, metaChanges(nil, cur.Meta)...)
+	}
+	var what []string
+	if old.Target != cur.Target {
+		what = append(what, fmt.Sprintf("target %s → %s", old.Target, cur.Target))
+	}
+	if old.Status != cur.Status {
+		what = append(what, fmt.Sprintf("status %d → %d", old.Status, cur.Status))
+	}
+	if old.Passthrough != cur.Passthrough {
+		what = append(what, fmt.Sprintf("passthrough %t → %t", old.Passthrough, cur.Passthrough))
+	}
+	what = append(what, metaChanges(old.Meta, cur.Meta)...)
+	if len(what) == 0 {
+		what = []string{"written again, unchanged"}
+	}
+	return what
+}
+
+// metaChanges says which metadata elements a change set and removed.
+func metaChanges(old, cur map[string]string) []string {
+	var what []string
+	for _, name := range slices.Sorted(maps.Keys(cur)) {
+		if v, ok := old[name]; !ok || v != cur[name] {
+			what = append(what, fmt.Sprintf("%s: %s", name, cur[name]))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(old)) {
+		if _, ok := cur[name]; !ok {
+			what = append(what, name+" removed")
+		}
+	}
+	return what
+}
+
+// unescapeID returns the identifier of a console path, its escapes
+// decoded; a path with a bad escape is left as it is, for the API to
+// refuse.
+func unescapeID(raw string) string {
+	if id, err := url.PathUnescape(raw); err == nil {
+		return id
+	}
+	return raw
+}

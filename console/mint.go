@@ -1,0 +1,80 @@
+package console
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/mint"
+)
+
+// mintInput is what the mint form holds.
+type mintInput struct {
+	Shoulder string
+	N        string
+	Target   string
+}
+
+// mintView is what the mint page shows.
+type mintView struct {
+	In        mintInput
+	Shoulders []string // those the key may mint under
+	Max       int
+	Minted    []string
+}
+
+// shoulders returns the shoulders of the site's minters that the key may
+// write.
+func (p *page) shoulders() []string {
+	var out []string
+	for _, m := range p.site.Minters() {
+		if p.sess.key.MayWrite(m.Shoulder) {
+			out = append(out, m.Shoulder)
+		}
+	}
+	return out
+}
+
+// mintForm shows the mint form, with what was minted or why not.
+func (p *page) mintForm(in mintInput, problem string, status int, minted ...string) error {
+	v := mintView{In: in, Shoulders: p.shoulders(), Max: mint.MintMax, Minted: minted}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	notice := ""
+	if len(minted) > 0 {
+		notice = "Minted " + strconv.Itoa(len(minted)) + " under " + in.Shoulder + "."
+	}
+	return p.render(status, view{Title: "Mint", Notice: notice, Error: problem, Page: v}, "mint")
+}
+
+// mint mints names under the shoulder chosen, bound to the target given,
+// if any.
+func (p *page) mint() error {
+	f := p.r.PostForm
+	in := mintInput{Shoulder: f.Get("shoulder"), N: strings.TrimSpace(f.Get("n")), Target: strings.TrimSpace(f.Get("target"))}
+	if !slices.Contains(p.shoulders(), in.Shoulder) {
+		return p.mintForm(in, "Choose a shoulder your key may mint under.", http.StatusBadRequest)
+	}
+	if n, err := strconv.Atoi(in.N); err != nil || n < 1 || n > mint.MintMax {
+		return p.mintForm(in, mint.ErrMintCount.Error()+".", http.StatusBadRequest)
+	}
+	req := apiRequest{method: http.MethodPost, route: "mint", rest: in.Shoulder, query: "n=" + in.N}
+	if in.Target != "" {
+		req.body = jsonBody(api.BindRequest{Target: in.Target})
+	}
+	rep, err := p.api(req)
+	if err != nil {
+		return p.fail(err)
+	}
+	var out struct {
+		IDs []string `json:"ids"`
+	}
+	_ = rep.decode(&out)
+	if !rep.ok() {
+		return p.mintForm(in, rep.problem(), rep.status, out.IDs...)
+	}
+	return p.mintForm(in, "", http.StatusCreated, out.IDs...)
+}

@@ -1,0 +1,87 @@
+package console
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static/console.css
+var style []byte
+
+// view is what every page's template gets: the layout's fields, and the
+// page's own in Page.
+type view struct {
+	Title  string
+	Base   string // the front page's path, ending in /
+	Key    string // the signed-in key's name; "" on the sign-in page
+	CSRF   string // the form token of the session
+	Notice string // what was just done
+	Error  string // why it was not
+	Page   any
+}
+
+// funcs are the functions the templates use.
+var funcs = template.FuncMap{
+	// idpath is an identifier escaped for the path of a console page.
+	"idpath": escapeID,
+	// inc counts from 1 where a template ranges from 0.
+	"inc": func(i int) int { return i + 1 },
+}
+
+// views are the pages' templates, each with the layout, by name.
+var views = parseViews()
+
+// parseViews parses each page's template with the layout.
+func parseViews() map[string]*template.Template {
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html"))
+	pages, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	views := map[string]*template.Template{}
+	for _, file := range pages {
+		name := strings.TrimSuffix(strings.TrimPrefix(file, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		views[name] = template.Must(template.Must(layout.Clone()).ParseFS(templateFiles, file))
+	}
+	return views
+}
+
+// render answers status with the page named name.
+func (p *page) render(status int, v view, name string) error {
+	v.Base = p.c.base
+	if p.sess != nil {
+		v.Key = p.sess.name
+		v.CSRF = p.c.csrfToken(p.sess)
+	}
+	var b bytes.Buffer
+	if err := views[name].ExecuteTemplate(&b, "layout.html", v); err != nil {
+		return err
+	}
+	p.w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	p.w.WriteHeader(status)
+	_, err := p.w.Write(b.Bytes())
+	return err
+}
+
+// problem answers status with a page that says msg.
+func (p *page) problem(status int, msg string) error {
+	return p.render(status, view{Title: http.StatusText(status), Error: msg}, "problem")
+}
+
+// serveStyle answers the style sheet.
+func serveStyle(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "max-age=3600")
+	_, err := w.Write(style)
+	return err
+}

@@ -1,0 +1,63 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/api"
+)
+
+// withdrawView is what the withdraw form shows.
+type withdrawView struct {
+	ID      string
+	Target  string
+	Version uint64
+	Reason  string
+}
+
+// withdrawForm shows the form that withdraws the identifier at raw, with
+// the reason given so far; problem says why it was not done, and status
+// is the answer's.
+func (p *page) withdrawForm(raw string, status int, problem, reason string) error {
+	id := unescapeID(raw)
+	rec, err := p.get(id)
+	switch {
+	case errors.Is(err, errNotStored):
+		return p.problem(http.StatusNotFound, id+" is not minted or bound in the store: there is nothing to withdraw.")
+	case err != nil:
+		return p.fail(err)
+	case rec.Binding.Status == http.StatusGone:
+		return p.problem(http.StatusConflict, id+" is withdrawn already.")
+	}
+	b := rec.Binding
+	return p.render(status, view{Title: "Withdraw " + b.Key, Error: problem, Page: withdrawView{ID: b.Key, Target: b.Target, Version: b.Version, Reason: reason}}, "withdraw")
+}
+
+// withdraw withdraws the identifier at raw for the reason given, on
+// condition that it has not changed since the form was shown.
+func (p *page) withdraw(raw string) error {
+	id := unescapeID(raw)
+	reason := strings.TrimSpace(p.r.PostForm.Get("reason"))
+	if reason == "" {
+		return p.withdrawForm(raw, http.StatusBadRequest, "Say why it is withdrawn: the reason is shown to everyone who follows it.", "")
+	}
+	version, err := strconv.ParseUint(p.r.PostForm.Get("version"), 10, 64)
+	if err != nil || version == 0 {
+		return p.withdrawForm(raw, http.StatusBadRequest, "The form has no version: it was not sent from the withdraw page.", reason)
+	}
+	header := http.Header{"If-Match": {`"` + strconv.FormatUint(version, 10) + `"`}}
+	rep, err := p.api(apiRequest{method: http.MethodPost, route: "withdraw", rest: escapeID(id), body: jsonBody(api.WithdrawRequest{Reason: reason}), header: header})
+	if err != nil {
+		return p.fail(err)
+	}
+	if rep.status == http.StatusPreconditionFailed {
+		return p.withdrawForm(raw, http.StatusPreconditionFailed, "It was changed by someone else since you opened this form: look at it again before you withdraw it.", reason)
+	}
+	if !rep.ok() {
+		return p.withdrawForm(raw, rep.status, rep.problem(), reason)
+	}
+	http.Redirect(p.w, p.r, p.c.base+"id/"+escapeID(id)+"?done=withdrawn", http.StatusSeeOther)
+	return nil
+}
