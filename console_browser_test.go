@@ -111,6 +111,46 @@ func (b *browser) shot(name string) {
 	}
 }
 
+// unlabelled finds the form fields of a page that have no label.
+const unlabelled = `[...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter(e => e.labels.length === 0).map(e => e.name || e.id || e.type)`
+
+// overflowing tells whether the page is wider than the window, which at
+// phone width means scrolling sideways to read it.
+const overflowing = `document.documentElement.scrollWidth > window.innerWidth`
+
+// phoneWidth is the width, in CSS pixels, of a small phone.
+const phoneWidth = 360
+
+// checkPlain fails unless every field of the page has a label and the
+// page fits a phone's width; it saves a screenshot as name, and one at
+// phone width of the pages in phoneShots.
+func (b *browser) checkPlain(name string) {
+	b.t.Helper()
+	fields, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](unlabelled))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if len(fields) > 0 {
+		b.t.Errorf("%s: fields without a label: %q", name, fields)
+	}
+	b.shot(name)
+	b.do("narrowing the window", chromedp.EmulateViewport(phoneWidth, 740))
+	defer b.do("widening the window", chromedp.ResetViewport())
+	wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](overflowing))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if wide {
+		b.t.Errorf("%s: wider than a phone's %dpx", name, phoneWidth)
+	}
+	if phoneShots[name] {
+		b.shot(name + "-phone")
+	}
+}
+
+// phoneShots are the pages whose screenshot is also taken at phone width.
+var phoneShots = map[string]bool{"identifier": true}
+
 // signIn signs in with the test key name, by keyboard: the key typed
 // into its field and Enter.
 func (b *browser) signIn(name string) {
@@ -118,7 +158,7 @@ func (b *browser) signIn(name string) {
 	if status := b.open(""); status != http.StatusOK || !strings.HasSuffix(b.location(), consoleUI+"signin") {
 		b.t.Fatalf("the front page, signed out: %d at %s, want the sign-in page", status, b.location())
 	}
-	b.shot("signin")
+	b.checkPlain("signin")
 	if status := b.navigate(chromedp.SendKeys(chromedp.CSS(`input[type=password][name=key]`), name+"-secret\r")); status != http.StatusOK {
 		b.t.Fatalf("signing in: %d", status)
 	}
@@ -132,7 +172,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	s.call("PUT", "/id/ark:12345/x5two", "editor", `{"target": "https://old.example.org/two"}`)
 	b := newBrowser(t, s)
 	b.signIn("editor")
-	b.shot("home")
+	b.checkPlain("home")
 
 	// Open an identifier from the front page.
 	b.do("typing an identifier", chromedp.SendKeys(chromedp.ID("open-id"), "ark:12345/x5one"))
@@ -141,7 +181,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.expectText("dl.fields", "https://old.example.org/one")
 	b.expectText("main", "A. Curator")
-	b.shot("identifier")
+	b.checkPlain("identifier")
 
 	// Edit its target and one metadata element; the others stay.
 	if status := b.submit(`a[href$="/edit/ark:12345/x5one"]`); status != http.StatusOK {
@@ -153,7 +193,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("meta_name_3"), "where"),
 		chromedp.SendKeys(chromedp.ID("meta_value_3"), "Brest"),
 	)
-	b.shot("edit")
+	b.checkPlain("edit")
 	if status := b.submit(`form.stack button[type=submit]`); status != http.StatusOK {
 		t.Fatalf("saving: %d", status)
 	}
@@ -169,6 +209,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if status := b.submit(`a[href$="/withdraw/ark:12345/x5one"]`); status != http.StatusOK {
 		t.Fatalf("the withdraw form: %d", status)
 	}
+	b.checkPlain("withdraw")
 	b.do("giving a reason", chromedp.SendKeys(chromedp.ID("reason"), "The map was lost in 1944."))
 	if status := b.submit(`button.danger`); status != http.StatusOK {
 		t.Fatalf("withdrawing: %d", status)
@@ -181,6 +222,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("withdrawn: reason %q by %s", r.Binding.Reason, r.Binding.By)
 	}
 
+	b.open("import")
+	b.checkPlain("import")
+
 	// Mint two names bound to a target built from each.
 	b.open("mint")
 	b.do("filling the mint form",
@@ -190,7 +234,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if status := b.submit(`form.stack button[type=submit]`); status != http.StatusCreated {
 		t.Fatalf("minting: %d", status)
 	}
-	b.shot("mint")
+	b.checkPlain("mint")
 	minted := strings.Fields(b.text("ul.ids"))
 	if len(minted) != 2 {
 		t.Fatalf("minted %q, want 2 names", minted)
