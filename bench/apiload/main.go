@@ -6,7 +6,8 @@
 //	      and writes them to -keys, for bench/wrk/arks.lua
 //	import: binds -n identifiers ark:12345/u<i> in one POST import (the
 //	      store's bulk load), in order or with -order random in a random
-//	      order, and writes them to -keys
+//	      order, and writes them to -keys; with -table, posts that table
+//	      file instead
 //	bind: -n sequential PUTs of new identifiers; latency percentiles
 //	mint: -n names minted -per a request from -c concurrent clients;
 //	      names/s, and a check that no name was handed out twice
@@ -42,6 +43,7 @@ func main() {
 	keys := flag.String("keys", "", "where fill and import write the bound identifiers")
 	prefix := flag.String("prefix", "ark:12345/p", "what bind puts before its counter")
 	order := flag.String("order", "", "import: \"random\" for the identifiers in a random order")
+	tableFile := flag.String("table", "", "import: a table file to post instead of ark:12345/u<i>")
 	flag.Parse()
 	c := &client{api: strings.TrimSuffix(*api, "/"), key: os.Getenv("ARK_API_KEY"), http: &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: *conc}}}
 	var err error
@@ -49,7 +51,11 @@ func main() {
 	case "fill":
 		err = c.fill(*n, *keys)
 	case "import":
-		err = c.importTable(*n, *keys, *order == "random")
+		if *tableFile != "" {
+			err = c.importFile(*tableFile)
+		} else {
+			err = c.importTable(*n, *keys, *order == "random")
+		}
 	case "bind":
 		err = c.bind(*n, *prefix)
 	case "mint":
@@ -133,6 +139,27 @@ func (c *client) importTable(n int, keys string, random bool) error {
 	}
 	fmt.Printf("APILOAD mode=import n=%d seconds=%.2f rows_per_s=%.0f\n", n, elapsed.Seconds(), float64(n)/elapsed.Seconds())
 	return w.Flush()
+}
+
+// importFile posts the table file path in one POST import.
+func (c *client) importFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	start := time.Now()
+	data, err := c.do("POST", "/import", f)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	var res struct{ Entries, Imported int }
+	if err := json.Unmarshal(data, &res); err != nil {
+		return fmt.Errorf("import result %s: %w", data, err)
+	}
+	fmt.Printf("APILOAD mode=import table=%s n=%d imported=%d seconds=%.2f rows_per_s=%.0f\n", path, res.Entries, res.Imported, elapsed.Seconds(), float64(res.Entries)/elapsed.Seconds())
+	return nil
 }
 
 func (c *client) fill(n int, keys string) error {

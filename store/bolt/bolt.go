@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	be "encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,13 +34,15 @@ func init() {
 // instead of waiting on their own lock.
 var boltFiles = caddy.NewUsagePool()
 
-// The buckets of a store file.
+// The buckets of a store file. Bindings and history records are in the
+// file's format (codec.go).
 var (
-	bucketBindings = []byte("bindings") // key → Binding (JSON)
-	bucketHistory  = []byte("history")  // sequence (8 bytes, big-endian) → Change (JSON)
+	bucketFile     = []byte("file")     // "format" → the file's format (8 bytes, big-endian); none in format 1
+	bucketBindings = []byte("bindings") // key → Binding
+	bucketHistory  = []byte("history")  // sequence (8 bytes, big-endian) → Change
 	bucketKeyHist  = []byte("keyhist")  // key, 0, sequence → nothing: each key's history
 	bucketCounters = []byte("counters") // name → value (8 bytes, big-endian)
-	bucketStaged   = []byte("staged")   // import id (8 bytes) → bucket: key → input index (8 bytes), Binding (JSON)
+	bucketStaged   = []byte("staged")   // import id (8 bytes) → bucket: key → input index (8 bytes), Binding
 	bucketImports  = []byte("imports")  // import id → 1: the staged imports that are committed, until merged
 	bucketRuns     = []byte("runs")     // import id → bucket: run (4 bytes), key → as in bucketStaged
 )
@@ -217,10 +218,23 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	// Concurrent writes (many minters, bulk binds) share one transaction
 	// and one fsync; a lone write waits at most this long for company.
 	db.MaxBatchDelay = time.Millisecond
+	var upgraded uint64 // the format of a file upgraded, 0 for none
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters, bucketStaged, bucketImports, bucketRuns} {
+		format, err := fileFormat(tx)
+		if err != nil {
+			return err
+		}
+		for _, name := range [][]byte{bucketFile, bucketBindings, bucketHistory, bucketKeyHist, bucketCounters, bucketStaged, bucketImports, bucketRuns} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
+			}
+		}
+		if format < formatCurrent {
+			if err := tx.Bucket(bucketFile).Put(keyFormat, be.BigEndian.AppendUint64(nil, formatCurrent)); err != nil {
+				return err
+			}
+			if format > 0 && tx.Bucket(bucketBindings).Stats().KeyN > 0 {
+				upgraded = format
 			}
 		}
 		return dropUncommitted(tx)
@@ -228,6 +242,10 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	if err != nil {
 		db.Close()
 		return nil, err
+	}
+	if upgraded > 0 {
+		caddy.Log().Named("ark.stores.bolt").Warn("store file upgraded to a new format: what changes is written in it from now on, which older versions of caddy-ark cannot read (to go back to one, move the store with store dump and store load)",
+			zap.String("path", path), zap.Uint64("from", upgraded), zap.Uint64("to", formatCurrent))
 	}
 	b := &boltDB{
 		db:       db,
@@ -402,7 +420,8 @@ func OpenReadOnly(path string) (s store.Store, close func() error, err error) {
 		if tx.Bucket(bucketBindings) == nil {
 			return errors.New("not a store file: it has no bindings")
 		}
-		return nil
+		_, err := fileFormat(tx)
+		return err
 	}); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -464,7 +483,7 @@ func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*store.Binding, err
 		for i, k := range keys {
 			if v, _ := bv.get([]byte(k)); v != nil {
 				var err error
-				if out[i], err = decodeBinding(v); err != nil {
+				if out[i], err = decodeBinding(k, v); err != nil {
 					return err
 				}
 			}
@@ -502,18 +521,19 @@ func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Cha
 			return store.ErrNotFound
 		}
 		var err error
-		if cur, err = decodeBinding(v); err != nil {
+		if cur, err = decodeBinding(key, v); err != nil {
 			return err
 		}
 		prefix := append([]byte(key), 0)
 		records := tx.Bucket(bucketHistory)
 		c := tx.Bucket(bucketKeyHist).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			var ch store.Change
-			if err := json.Unmarshal(records.Get(k[len(prefix):]), &ch); err != nil {
-				return fmt.Errorf("history of %s: %w", key, err)
+			seq := k[len(prefix):]
+			ch, err := decodeChange(seq, records.Get(seq))
+			if err != nil {
+				return err
 			}
-			hist = append(hist, ch)
+			hist = append(hist, *ch)
 		}
 		return nil
 	})
@@ -537,7 +557,7 @@ func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error)
 		var cur *store.Binding
 		if v != nil {
 			var err error
-			if cur, err = decodeBinding(v); err != nil {
+			if cur, err = decodeBinding(w.Binding.Key, v); err != nil {
 				return err
 			}
 		}
@@ -680,7 +700,7 @@ func (b *boltDB) batchAfter(after []byte) (batch []*store.Binding, last []byte, 
 				last = bytes.Clone(kvs[i-1][0]) // keys are the transaction's, valid only inside it
 				return nil
 			}
-			bd, err := decodeBinding(kv[1])
+			bd, err := decodeBinding(string(kv[0]), kv[1])
 			if err != nil {
 				return err
 			}
@@ -727,41 +747,57 @@ func putBinding(tx *bolt.Tx, cur *store.Binding, nb store.Binding, by string) (*
 	if cur != nil {
 		nb.Version = cur.Version + 1
 	}
-	v, err := json.Marshal(&nb)
-	if err != nil {
-		return nil, err
-	}
-	return &nb, record(tx, cur, &nb, v)
+	return &nb, record(tx, cur, &nb)
 }
 
-// record stores v, nb encoded, as the binding of nb's key, replacing cur
-// (nil for a new key), and adds its history record.
-func record(tx *bolt.Tx, cur, nb *store.Binding, v []byte) error {
-	if err := tx.Bucket(bucketBindings).Put([]byte(nb.Key), v); err != nil {
+// record stores nb as the binding of its key, replacing cur (nil for a
+// new key), and adds its history record.
+func record(tx *bolt.Tx, cur, nb *store.Binding) error {
+	if err := tx.Bucket(bucketBindings).Put([]byte(nb.Key), encodeBinding(nb)); err != nil {
 		return err
 	}
 	records := tx.Bucket(bucketHistory)
+	records.FillPercent = appendFill
 	seq, err := records.NextSequence()
 	if err != nil {
 		return err
 	}
-	rec, err := json.Marshal(&store.Change{Seq: seq, Time: nb.Updated, Key: nb.Key, By: nb.By, Old: cur, New: nb})
-	if err != nil {
-		return err
-	}
 	seqKey := be.BigEndian.AppendUint64(nil, seq)
-	if err := records.Put(seqKey, rec); err != nil {
+	if err := records.Put(seqKey, encodeChange(&store.Change{Seq: seq, Time: nb.Updated, Key: nb.Key, By: nb.By, Old: cur, New: nb})); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketKeyHist).Put(append([]byte(nb.Key), append([]byte{0}, seqKey...)...), nil)
 }
 
-func decodeBinding(v []byte) (*store.Binding, error) {
-	b := new(store.Binding)
-	if err := json.Unmarshal(v, b); err != nil {
-		return nil, fmt.Errorf("a damaged binding in the store: %w", err)
+// How full bbolt fills the pages of a bucket when it splits them (its
+// default is half): full where keys are only ever appended (the history,
+// the staging buckets of an import), nearly full where a sorted batch is
+// written (an import merged, a dump loaded), leaving room for a binding
+// that changes later to grow in place.
+const (
+	appendFill = 1.0
+	sortedFill = 0.9
+)
+
+// keyFormat is the key of the file's format in bucketFile.
+var keyFormat = []byte("format")
+
+// fileFormat returns the format of the file that tx reads: 1 for a file
+// without one (or a new file), an error for one newer than formatCurrent.
+func fileFormat(tx *bolt.Tx) (uint64, error) {
+	bk := tx.Bucket(bucketFile)
+	if bk == nil {
+		return 1, nil
 	}
-	return b, nil
+	v := bk.Get(keyFormat)
+	if len(v) != 8 {
+		return 0, fmt.Errorf("%w: the file's format (%x)", errDamaged, v)
+	}
+	f := be.BigEndian.Uint64(v)
+	if f > formatCurrent {
+		return 0, fmt.Errorf("the file is of format %d, written by a newer version of caddy-ark; this one reads formats up to %d: run the newer version, or move the store with its store dump and this version's store load", f, formatCurrent)
+	}
+	return f, nil
 }
 
 // sameBound reports whether a and b bind their key the same way.

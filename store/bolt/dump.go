@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	be "encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,9 +29,9 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			bd, err := decodeBinding(v)
+			bd, err := decodeBinding(string(k), v)
 			if err != nil {
-				return fmt.Errorf("%s: %w", k, err)
+				return err
 			}
 			if err := fn(&store.Item{Binding: bd}); err != nil {
 				return err
@@ -43,9 +42,9 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ch := new(store.Change)
-			if err := json.Unmarshal(v, ch); err != nil || len(k) != 8 || ch.Seq != be.BigEndian.Uint64(k) {
-				return fmt.Errorf("a damaged history record in the store at %x: %v", k, err)
+			ch, err := decodeChange(k, v)
+			if err != nil {
+				return err
 			}
 			if err := fn(&store.Item{Change: ch}); err != nil {
 				return err
@@ -77,6 +76,9 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 			}
 		}
 		bindings, records, keyHist, counters := tx.Bucket(bucketBindings), tx.Bucket(bucketHistory), tx.Bucket(bucketKeyHist), tx.Bucket(bucketCounters)
+		// One transaction: bbolt splits its pages when it commits, as
+		// full as this says, whatever the order of the keys.
+		bindings.FillPercent, records.FillPercent, keyHist.FillPercent = sortedFill, appendFill, sortedFill
 		var lastSeq uint64
 		for {
 			if err := ctx.Err(); err != nil {
@@ -91,20 +93,12 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 			}
 			switch {
 			case it.Binding != nil:
-				v, err := json.Marshal(it.Binding)
-				if err == nil {
-					err = bindings.Put([]byte(it.Binding.Key), v)
-				}
-				if err != nil {
+				if err := bindings.Put([]byte(it.Binding.Key), encodeBinding(it.Binding)); err != nil {
 					return err
 				}
 			case it.Change != nil:
-				v, err := json.Marshal(it.Change)
-				if err != nil {
-					return err
-				}
 				seqKey := be.BigEndian.AppendUint64(nil, it.Change.Seq)
-				if err := records.Put(seqKey, v); err != nil {
+				if err := records.Put(seqKey, encodeChange(it.Change)); err != nil {
 					return err
 				}
 				if err := keyHist.Put(append(append([]byte(it.Change.Key), 0), seqKey...), nil); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	be "encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -171,10 +170,7 @@ func (b *boltDB) stage(ctx context.Context, run *importRun, next func() (*store.
 		}
 		nb := *in
 		nb.Version, nb.Updated, nb.By = 1, now, by
-		v, err := json.Marshal(&nb)
-		if err != nil {
-			return 0, nil, err
-		}
+		v := encodeBinding(&nb)
 		chunk = append(chunk, stagedBinding{idx: i, b: &nb, v: v})
 		if size += len(nb.Key) + len(v); len(chunk) == importChunkCount || size >= importChunkBytes {
 			if err := flush(); err != nil {
@@ -201,7 +197,7 @@ func writeRun(tx *bolt.Tx, id []byte, r uint32, chunk []stagedBinding) (*store.I
 	if runs == nil {
 		return nil, errors.New("an import's runs are gone")
 	}
-	runs.FillPercent = 1 // appended in order
+	runs.FillPercent = appendFill
 	bv := openView(tx)
 	first := make(map[string]int, len(chunk)) // key → its new binding in chunk
 	var (
@@ -214,7 +210,7 @@ func writeRun(tx *bolt.Tx, id []byte, r uint32, chunk []stagedBinding) (*store.I
 			cur = chunk[p].b
 		} else if v, _ := bv.get([]byte(s.b.Key)); v != nil {
 			var err error
-			if cur, err = decodeBinding(v); err != nil {
+			if cur, err = decodeBinding(s.b.Key, v); err != nil {
 				return nil, err
 			}
 		}
@@ -264,7 +260,7 @@ func (b *boltDB) mergeRuns(ctx context.Context, run *importRun, n int, conflict 
 			if runs == nil || out == nil {
 				return errors.New("an import's staging buckets are gone")
 			}
-			out.FillPercent = 1 // appended in order
+			out.FillPercent = appendFill
 			heads := make([]*runHead, 0, n)
 			for r, p := range pos {
 				if p != nil {
@@ -350,7 +346,7 @@ func firstOf(group [][]byte, conflict **store.ImportError, key []byte) ([]byte, 
 	if len(group) == 1 {
 		return first, nil
 	}
-	fb, err := decodeBinding(first[8:])
+	fb, err := decodeBinding(string(key), first[8:])
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +355,7 @@ func firstOf(group [][]byte, conflict **store.ImportError, key []byte) ([]byte, 
 		if *conflict != nil && (*conflict).Index < idx {
 			continue
 		}
-		ob, err := decodeBinding(rec[8:])
+		ob, err := decodeBinding(string(key), rec[8:])
 		if err != nil {
 			return nil, err
 		}
@@ -391,11 +387,11 @@ func (b *boltDB) commitImport(run *importRun, added int) (int, error) {
 			if v == nil {
 				return nil
 			}
-			cur, err := decodeBinding(v)
+			cur, err := decodeBinding(string(key), v)
 			if err != nil {
 				return err
 			}
-			nb, err := decodeBinding(rec[8:])
+			nb, err := decodeBinding(string(key), rec[8:])
 			if err != nil {
 				return err
 			}
@@ -552,6 +548,10 @@ func (b *boltDB) mergeChunk() (more bool, err error) {
 			return nil
 		}
 		id = bytes.Clone(id)
+		// The bindings come in key order: pages filled as they are
+		// written stay filled.
+		tx.Bucket(bucketBindings).FillPercent = sortedFill
+		tx.Bucket(bucketKeyHist).FillPercent = sortedFill
 		if bk := staged.Bucket(id); bk != nil {
 			var ks, vs [][]byte
 			c := bk.Cursor()
@@ -584,11 +584,11 @@ func (b *boltDB) mergeChunk() (more bool, err error) {
 // promote moves key's binding v from staged, the bucket of a committed
 // import, into the bindings with its history record.
 func promote(tx *bolt.Tx, staged *bolt.Bucket, key, v []byte) error {
-	nb, err := decodeBinding(v)
+	nb, err := decodeBinding(string(key), v)
 	if err != nil {
 		return err
 	}
-	if err := record(tx, nil, nb, bytes.Clone(v)); err != nil {
+	if err := record(tx, nil, nb); err != nil {
 		return err
 	}
 	return staged.Delete(key)
