@@ -120,8 +120,9 @@ type TargetCheck struct {
 	// The URL the last check ended at, after redirects.
 	Final string `json:"final,omitempty"`
 
-	// The final URL when it last answered with its own page, not an
-	// origin's front page nor a page many targets end at.
+	// Its own page: the final URL of its first answer that was not an
+	// origin's front page nor a page many targets end at, kept from then
+	// on, so that a migration sending it elsewhere shows.
 	Page string `json:"page,omitempty"`
 
 	// Whether its becoming broken has been notified.

@@ -1,0 +1,443 @@
+package targets
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
+	"go.uber.org/zap"
+)
+
+// Site is a site whose targets are checked: what the handler gives the
+// checker.
+type Site interface {
+	// Table returns the site's current table; nil while it has none.
+	Table() table.Table
+
+	// ServeHTTP answers a request as the site answers its clients: a
+	// check asks it for the identifiers of in-place targets (IsCheck
+	// tells such requests).
+	ServeHTTP(w http.ResponseWriter, r *http.Request)
+
+	// Host returns the host that requests to the site name.
+	Host() string
+}
+
+// The checker's pace.
+const (
+	leaseTTL      = 30 * time.Second // how long a lease runs unless renewed
+	leaseRenew    = 10 * time.Second // how often the holder renews it, and others try to take it
+	maxQueued     = 10000            // the most targets taken from the store and not checked yet
+	maxRunning    = 64               // the most checks under way at once
+	fetchBatch    = 1000             // the most due targets read at once
+	writeBatch    = 500              // the most results written at once
+	writeEvery    = 200 * time.Millisecond
+	claimFor      = time.Hour // how long a target taken for checking waits before it is taken again, should this process stop
+	originLookout = 30 * time.Second
+	markBatch     = 1000
+	gaugeEvery    = 30 * time.Second
+)
+
+// Checker checks the targets of one store's sites: one checker per store
+// and configuration in a process, and one checking process per store at a
+// time (the store's lease). It is safe for concurrent use.
+type Checker struct {
+	set    *settings
+	st     store.Store
+	tc     store.TargetChecks
+	holder string
+	logger *zap.Logger
+	gates  *gates
+	fetch  *fetcher
+
+	mu        sync.Mutex
+	sites     []Site
+	queues    map[string]*originQueue // by origin: the targets taken and not checked yet
+	queued    int
+	lastSweep uint64
+	sweepWant bool
+	marks     []string // store keys changed, whose targets are to be marked
+
+	held    bool      // whether the checker holds the lease; the loop's own
+	renewed time.Time // when it last tried to take or renew it; the loop's own
+
+	wake    chan struct{}
+	results chan checked
+	running chan struct{} // a token per check under way
+	stop    context.CancelFunc
+	done    chan struct{}
+}
+
+// originQueue is the targets of one origin waiting for their check.
+type originQueue struct {
+	items   []*store.TargetCheck
+	working bool
+}
+
+// checked is a result to write.
+type checked struct {
+	c      *store.TargetCheck
+	result string
+}
+
+// New returns a checker of the targets of st's sites, configured by c;
+// site names the site for the default User-Agent. It does nothing until
+// Start. st must implement store.TargetChecks.
+func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, error) {
+	set, err := c.settings(site)
+	if err != nil {
+		return nil, err
+	}
+	tc, ok := st.(store.TargetChecks)
+	if !ok {
+		return nil, fmt.Errorf("targets_check: the store (%T) cannot keep target checks", st)
+	}
+	holder := make([]byte, 8)
+	_, _ = rand.Read(holder)
+	host, _ := os.Hostname()
+	ch := &Checker{
+		set: set, st: st, tc: tc, logger: logger,
+		holder:  fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(holder)),
+		gates:   newGates(set.hostInterval),
+		queues:  map[string]*originQueue{},
+		wake:    make(chan struct{}, 1),
+		results: make(chan checked, writeBatch),
+		running: make(chan struct{}, maxRunning),
+	}
+	ch.fetch = newFetcher(set, ch.gates, ch.site)
+	return ch, nil
+}
+
+// AddSite adds a site whose targets are checked; the next sweep finds
+// them. The site added last answers the in-place checks.
+func (ch *Checker) AddSite(s Site) {
+	ch.mu.Lock()
+	ch.sites = append(ch.sites, s)
+	ch.sweepWant = true
+	ch.mu.Unlock()
+	ch.poke()
+}
+
+// RemoveSite removes a site added before.
+func (ch *Checker) RemoveSite(s Site) {
+	ch.mu.Lock()
+	for i, x := range ch.sites {
+		if x == s {
+			ch.sites = append(ch.sites[:i:i], ch.sites[i+1:]...)
+			break
+		}
+	}
+	ch.mu.Unlock()
+}
+
+// TablesChanged tells the checker that a site's table changed: the next
+// sweep finds the targets of the new one.
+func (ch *Checker) TablesChanged() {
+	ch.mu.Lock()
+	ch.sweepWant = true
+	ch.mu.Unlock()
+	ch.poke()
+}
+
+// site returns the site that answers in-place checks.
+func (ch *Checker) site() Site {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if len(ch.sites) == 0 {
+		return nil
+	}
+	return ch.sites[len(ch.sites)-1]
+}
+
+// poke wakes the checker's loop.
+func (ch *Checker) poke() {
+	select {
+	case ch.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start starts checking in the background, until Stop.
+func (ch *Checker) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch.stop, ch.done = cancel, make(chan struct{})
+	ch.st.Watch(ctx, ch.storeChanged)
+	written := make(chan struct{})
+	go func() { defer close(written); ch.writeResults() }()
+	go func() {
+		defer close(ch.done)
+		ch.run(ctx) // returns once its workers have
+		close(ch.results)
+		<-written
+	}()
+}
+
+// Stop stops checking: the checks under way end, their results are
+// written, and the lease is given up for another to take at once.
+func (ch *Checker) Stop() {
+	if ch.stop == nil {
+		return
+	}
+	ch.stop()
+	<-ch.done
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := ch.tc.ReleaseTargets(ctx, ch.holder); err != nil {
+		ch.logger.Warn("targets_check: could not give up the lease; another checker takes it when it runs out", zap.Error(err))
+	}
+}
+
+// storeChanged hears of the store's changes: the targets of the changed
+// keys are marked, or everything swept again when the store cannot say
+// what changed.
+func (ch *Checker) storeChanged(keys []string) {
+	ch.mu.Lock()
+	if keys == nil || len(ch.marks)+len(keys) > maxQueued {
+		ch.sweepWant, ch.marks = true, nil
+	} else {
+		ch.marks = append(ch.marks, keys...)
+	}
+	ch.mu.Unlock()
+	ch.poke()
+}
+
+// run is the checker's loop: while it holds the lease it sweeps when
+// asked to and once a pass, takes the due targets and, once a pass,
+// notifies; whether it holds the lease or not it shows the counts.
+func (ch *Checker) run(ctx context.Context) {
+	var workers sync.WaitGroup
+	defer workers.Wait()
+	var gauged, passStart time.Time
+	tick := time.NewTicker(min(max(ch.set.hostInterval, 10*time.Millisecond), 250*time.Millisecond))
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		if was := ch.held; ch.renew(ctx) && !was {
+			ch.logger.Info("targets_check: this process checks the targets", zap.String("holder", ch.holder))
+			passStart = now
+			ch.want()
+		}
+		if ch.held {
+			if now.Sub(passStart) >= ch.set.interval {
+				ch.endPass(ctx, now)
+				passStart = now
+				ch.want()
+			}
+			ch.mu.Lock()
+			sweep, marks := ch.sweepWant, ch.marks
+			ch.sweepWant, ch.marks = false, nil
+			ch.mu.Unlock()
+			if sweep {
+				if err := ch.sweep(ctx); err != nil && ctx.Err() == nil {
+					ch.logger.Error("targets_check: the sweep of the targets failed; it is tried again", zap.Error(err))
+					ch.want()
+				}
+			}
+			if len(marks) > 0 {
+				if err := ch.markKeys(ctx, marks); err != nil && ctx.Err() == nil {
+					ch.logger.Warn("targets_check: the targets of changed identifiers were not marked; the next sweep finds them", zap.Error(err))
+				}
+			}
+			if err := ch.take(ctx, &workers); err != nil && ctx.Err() == nil {
+				ch.logger.Warn("targets_check: the store did not give the due targets", zap.Error(err))
+			}
+		}
+		if now.Sub(gauged) >= min(gaugeEvery, ch.set.interval) {
+			ch.showStates(ctx)
+			gauged = now
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-ch.wake:
+		}
+	}
+}
+
+// want asks for a sweep.
+func (ch *Checker) want() {
+	ch.mu.Lock()
+	ch.sweepWant = true
+	ch.mu.Unlock()
+}
+
+// renew takes or renews the lease when it is time to, and reports
+// whether the checker holds it. Only the loop calls it.
+func (ch *Checker) renew(ctx context.Context) bool {
+	if time.Since(ch.renewed) < min(leaseRenew, ch.set.interval) {
+		return ch.held
+	}
+	ok, err := ch.tc.LeaseTargets(ctx, ch.holder, leaseTTL)
+	if err != nil && ctx.Err() == nil {
+		ch.logger.Warn("targets_check: the store did not answer for the lease", zap.Error(err))
+	}
+	if ch.held && !ok && ctx.Err() == nil {
+		ch.logger.Warn("targets_check: the lease went to another checker", zap.String("holder", ch.holder))
+	}
+	ch.held, ch.renewed = ok, time.Now()
+	return ok
+}
+
+// take reads the due targets and queues them by origin: one worker per
+// origin checks them in turn. Each target taken is first given a later due
+// time in the store, so that it is not taken again while it waits; one
+// whose origin has a full queue waits in the store instead, until about
+// when the origin will be free.
+func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
+	ch.mu.Lock()
+	room := maxQueued - ch.queued
+	ch.mu.Unlock()
+	if room <= 0 {
+		return nil
+	}
+	now := time.Now()
+	due, err := ch.tc.DueTargets(ctx, now, min(room, fetchBatch))
+	if err != nil || len(due) == 0 {
+		return err
+	}
+	perOrigin := max(2, min(1000, int(originLookout/max(ch.set.hostInterval, time.Millisecond))))
+	claims := make([]*store.TargetCheck, 0, len(due))
+	taken := map[string][]*store.TargetCheck{}
+	ch.mu.Lock()
+	for _, c := range due {
+		origin := internalHost
+		if o, ok := originOf(c.Target); ok {
+			origin = o
+		}
+		waiting := len(taken[origin])
+		if q := ch.queues[origin]; q != nil {
+			waiting += len(q.items)
+		}
+		claim := *c
+		claims = append(claims, &claim)
+		if waiting >= perOrigin {
+			free := ch.gates.busyUntil(origin)
+			if free.Before(now) {
+				free = now
+			}
+			claim.Due = free.Add(time.Duration(waiting) * ch.set.hostInterval)
+			continue
+		}
+		claim.Due = now.Add(min(claimFor, ch.set.interval))
+		taken[origin] = append(taken[origin], c)
+	}
+	ch.mu.Unlock()
+	if err := ch.tc.PutTargetChecks(ctx, claims); err != nil {
+		return err
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for origin, cs := range taken {
+		q := ch.queues[origin]
+		if q == nil {
+			q = &originQueue{}
+			ch.queues[origin] = q
+		}
+		q.items = append(q.items, cs...)
+		ch.queued += len(cs)
+		if !q.working {
+			q.working = true
+			workers.Add(1)
+			go func() { defer workers.Done(); ch.work(ctx, origin, q) }()
+		}
+	}
+	return nil
+}
+
+// work checks the targets queued for origin, one after the other.
+func (ch *Checker) work(ctx context.Context, origin string, q *originQueue) {
+	for {
+		ch.mu.Lock()
+		if len(q.items) == 0 || ctx.Err() != nil {
+			ch.queued -= len(q.items)
+			q.items, q.working = nil, false
+			delete(ch.queues, origin)
+			ch.mu.Unlock()
+			return
+		}
+		c := q.items[0]
+		q.items = q.items[1:]
+		ch.queued--
+		ch.mu.Unlock()
+		select {
+		case ch.running <- struct{}{}:
+		case <-ctx.Done():
+			continue
+		}
+		o := ch.fetch.check(ctx, c.Target, c.Key)
+		<-ch.running
+		if ctx.Err() != nil {
+			continue // stopped under way: the check is not one
+		}
+		if o.verdict == deferred {
+			if origin, ok := originOf(o.final); ok {
+				ch.gates.pause(origin, time.Now().Add(o.retry))
+			}
+		}
+		next, result, err := ch.set.judge(ctx, c, o, time.Now(), func(ctx context.Context, final, target string) (int, error) {
+			return ch.tc.SharedFinal(ctx, final, target, manyShare)
+		})
+		if err != nil {
+			ch.logger.Warn("targets_check: a check could not be judged; it is made again later", zap.String("target", c.Target), zap.Error(err))
+			continue
+		}
+		select {
+		case ch.results <- checked{c: next, result: result}:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// writeResults writes the results of checks to the store, a batch at a
+// time, and counts them, until results is closed.
+func (ch *Checker) writeResults() {
+	var batch []*store.TargetCheck
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := ch.tc.PutTargetChecks(ctx, batch); err != nil {
+			ch.logger.Warn("targets_check: results were not written; those targets are checked again", zap.Int("targets", len(batch)), zap.Error(err))
+		}
+		batch = batch[:0]
+	}
+	t := time.NewTicker(writeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case r, ok := <-ch.results:
+			if !ok {
+				flush()
+				return
+			}
+			checksTotal.WithLabelValues(r.result).Inc()
+			batch = append(batch, r.c)
+			if len(batch) >= writeBatch {
+				flush()
+			}
+		case <-t.C:
+			flush()
+		}
+	}
+}
+
+// showStates sets caddy_ark_targets from the store.
+func (ch *Checker) showStates(ctx context.Context) {
+	states, err := ch.tc.TargetStates(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range store.AllTargetStates {
+		targetsGauge.WithLabelValues(string(s)).Set(float64(states[s]))
+	}
+}
