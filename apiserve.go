@@ -7,6 +7,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/console"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/store"
 	"go.uber.org/zap"
 )
@@ -26,6 +27,7 @@ func (s handlerSite) Resolver() *resolve.Resolver { return s.h.resolver.Load() }
 func (s handlerSite) Store() store.Store          { return s.h.Store() }
 func (s handlerSite) Minters() mint.Minters       { return s.h.minters }
 func (s handlerSite) Logger() *zap.Logger         { return s.h.logger }
+func (s handlerSite) Stats() *stats.Collector     { return s.h.stats.collector }
 
 func (s handlerSite) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (store.Binding, error)) ([]string, error) {
 	return s.h.Mint(ctx, shoulder, n, by, bind)

@@ -103,6 +103,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalStore(d)
 		case "minter":
 			err = h.unmarshalMinter(d)
+		case "stats":
+			err = h.unmarshalStats(d)
 		case "api":
 			err = h.unmarshalAPI(d)
 		default:

@@ -20,6 +20,7 @@ import (
 // handlerStore is what a Handler keeps about its store.
 type handlerStore struct {
 	store     store.Store
+	raw       json.RawMessage     // its configuration, which loading it empties
 	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
 }
@@ -40,6 +41,7 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	if h.StoreRaw == nil {
 		return nil
 	}
+	h.stores.raw = h.StoreRaw
 	mod, err := ctx.LoadModule(h, "StoreRaw")
 	if err != nil {
 		return fmt.Errorf("store: %w", err)

@@ -30,6 +30,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
@@ -175,6 +176,13 @@ type Handler struct {
 	// Minters for shoulders: the names they mint are kept in the store.
 	Minters []mint.Minter `json:"minters,omitempty"`
 
+	// Resolution statistics: the requests of each shoulder per day and
+	// outcome, the identifiers requested most, and the names under the
+	// site's NAANs requested and resolving to nothing. They are counted in
+	// memory, kept in the store (which they need), and read through the
+	// API (GET <api>/stats) and its console. Off when absent.
+	Stats *stats.Config `json:"stats,omitempty"`
+
 	resolver  atomic.Pointer[resolve.Resolver]
 	base      info.Links // from BaseURL
 	siteHosts siteHosts
@@ -185,6 +193,7 @@ type Handler struct {
 	stores    handlerStore
 	minters   mint.Minters
 	console   *console.Console // the API's console, when it has one
+	stats     handlerStats
 }
 
 // CaddyModule returns the Caddy module information.
@@ -238,6 +247,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	rs, err := h.newResolver(t)
 	if err != nil {
+		h.closeStore()
+		return err
+	}
+	if err := h.openStats(ctx, rs); err != nil {
+		rs.Close()
 		h.closeStore()
 		return err
 	}
@@ -310,6 +324,11 @@ func (h *Handler) Validate() error {
 	if err := h.checkReadyPath(); err != nil {
 		return err
 	}
+	if h.Stats != nil {
+		if err := h.Stats.Validate(); err != nil {
+			return err
+		}
+	}
 	return checkForeign(h.Foreign)
 }
 
@@ -340,8 +359,8 @@ func checkForeign(foreign string) error {
 	return nil
 }
 
-// Cleanup stops the watcher and the cache's goroutines, and releases the
-// table and the metrics. Caddy calls it once the config's servers have
+// Cleanup writes the statistics not written yet, stops the watcher and
+// the cache's goroutines, and releases the table and the metrics. Caddy calls it once the config's servers have
 // stopped, so the handler drops its resolver: the table's memory can then
 // be given back at once (see returnMemory) instead of when Caddy lets go
 // of the old config.
@@ -349,6 +368,7 @@ func (h *Handler) Cleanup() error {
 	if h.API != nil {
 		h.API.Stop()
 	}
+	h.closeStats()
 	h.stopWatching()
 	h.closeStore()
 	h.leaveMetrics()

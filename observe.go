@@ -22,12 +22,15 @@ var resolutionsByOutcome = func() (c [resolve.NumOutcomes]prometheus.Counter) {
 }()
 
 // observe records the answer to a request for core: it counts the outcome
-// out, adds the normalized identifier and the outcome to the access log
+// out (and hands the answer to the statistics, when they are on), adds the normalized identifier and the outcome to the access log
 // ("ark_id", "ark_outcome"), and logs the resolution at debug level. out
 // differs from res.outcome when the request was refused after resolution
 // (a bad query, an unsafe target).
 func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, res *resolve.Resolution, out resolve.Outcome, target string) {
 	resolutionsByOutcome[out].Inc()
+	if h.stats.collector != nil {
+		h.stats.collector.Observe(res, out)
+	}
 	var fields zapcore.ObjectMarshaler = res // no allocation in the common case
 	if out != res.Outcome {
 		repl.Set("http.ark.outcome", out.String())

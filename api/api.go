@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/store"
 	"go.uber.org/zap"
 )
@@ -143,6 +144,9 @@ type Site interface {
 	Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (store.Binding, error)) ([]string, error)
 	// Logger returns the site's logger.
 	Logger() *zap.Logger
+	// Stats returns the site's resolution statistics; nil when they are
+	// off.
+	Stats() *stats.Collector
 }
 
 // Serve answers a request for the API of site s: route and rest are
@@ -183,8 +187,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		return c.only(http.MethodPost, c.importTable)
 	case route == "backup" && rest == "":
 		return c.only(http.MethodGet, c.backup)
+	case route == "stats" && rest == "":
+		return c.only(http.MethodGet, c.stats)
 	}
-	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import and backup")
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup and stats")
 }
 
 // apiCall is one request to the API, authenticated.

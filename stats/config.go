@@ -36,7 +36,6 @@ const (
 	defaultFlushInterval = time.Minute
 	minFlushInterval     = time.Minute
 	defaultTop           = 100
-	maxTop               = 10000
 	defaultRetention     = 13 // months
 	day                  = 24 * time.Hour
 )
@@ -46,11 +45,11 @@ func (c *Config) Validate() error {
 	if c.FlushInterval != 0 && time.Duration(c.FlushInterval) < minFlushInterval {
 		return fmt.Errorf("stats: flush_interval %v: must be at least %v: the store is written at most once a minute", time.Duration(c.FlushInterval), minFlushInterval)
 	}
-	if c.Top < 0 || c.Top > maxTop {
-		return fmt.Errorf("stats: top %d: must be between 1 and %d", c.Top, maxTop)
+	if c.Top < 0 || c.Top > MaxTop {
+		return fmt.Errorf("stats: top %d: must be between 1 and %d", c.Top, MaxTop)
 	}
-	if c.NotFound < 0 || c.NotFound > maxTop {
-		return fmt.Errorf("stats: not_found %d: must be between 1 and %d", c.NotFound, maxTop)
+	if c.NotFound < 0 || c.NotFound > MaxTop {
+		return fmt.Errorf("stats: not_found %d: must be between 1 and %d", c.NotFound, MaxTop)
 	}
 	if c.Retention != 0 && time.Duration(c.Retention) < day {
 		return fmt.Errorf("stats: retention %v: must be at least one day (24h, or 1d)", time.Duration(c.Retention))
@@ -90,6 +89,9 @@ func (c *Config) oldestDay(now time.Time) string {
 	days := int((time.Duration(c.Retention) + day - 1) / day)
 	return today.AddDate(0, 0, -days).Format(dayLayout)
 }
+
+// MaxTop is the most names that top and not_found may keep.
+const MaxTop = 10000
 
 // dayLayout is how days are written: "2006-01-02", in UTC.
 const dayLayout = time.DateOnly
