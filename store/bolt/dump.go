@@ -65,10 +65,16 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 
 // Load implements store.Dumper in one write transaction, which bbolt
 // holds in memory until it commits: loading takes about as much memory
-// as the dump's size. An import staged or committed, not merged yet,
-// makes the store not empty.
+// as the dump's size, given back when it is done (release). An import
+// staged or committed, not merged yet, makes the store not empty.
 func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) error {
 	next = store.CheckOrder(next)
+	items := 0
+	defer func() {
+		if items >= releaseAfter {
+			b.release(items)
+		}
+	}()
 	err := b.update(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{bucketBindings, bucketHistory, bucketKeyHist, bucketCounters, bucketStaged, bucketImports, bucketRuns} {
 			if k, _ := tx.Bucket(name).Cursor().First(); k != nil {
@@ -91,6 +97,7 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 			if err != nil {
 				return err
 			}
+			items++
 			switch {
 			case it.Binding != nil:
 				if err := bindings.Put([]byte(it.Binding.Key), encodeBinding(it.Binding)); err != nil {
@@ -124,7 +131,7 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 // them as bindings with their history.
 func (b *boltDB) mergeAll() error {
 	for {
-		more, err := b.mergeChunk()
+		_, more, err := b.mergeChunk()
 		if err != nil || !more {
 			return err
 		}

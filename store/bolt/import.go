@@ -60,6 +60,7 @@ type importRun struct {
 	id      []byte
 	touched []string
 	all     bool // check every staged key again: touched overflowed, or another import committed
+	staged  int  // the bindings written to runs so far
 }
 
 // Import implements Store. It stops when ctx is done or the store closes,
@@ -84,6 +85,9 @@ func (b *boltDB) Import(ctx context.Context, next func() (*store.Binding, error)
 	b.mu.Unlock()
 	if err != nil {
 		b.dropImport(run)
+		if run.staged >= releaseAfter {
+			b.release(run.staged)
+		}
 		return 0, err
 	}
 	switch {
@@ -151,6 +155,7 @@ func (b *boltDB) stage(ctx context.Context, run *importRun, next func() (*store.
 			return err
 		})
 		runs++
+		run.staged += len(chunk)
 		chunk, size = chunk[:0], 0
 		return err
 	}
@@ -514,7 +519,8 @@ func (b *boltDB) kickMerger() {
 }
 
 // mergeLoop is the merger: woken, it moves every committed import into
-// the bindings, until the store closes.
+// the bindings, until the store closes. Having moved many, it gives back
+// the memory that they took (release).
 func (b *boltDB) mergeLoop() {
 	defer close(b.merged)
 	for {
@@ -523,8 +529,10 @@ func (b *boltDB) mergeLoop() {
 			return
 		case <-b.kick:
 		}
+		moved := 0
 		for b.closing.Err() == nil {
-			more, err := b.mergeChunk()
+			n, more, err := b.mergeChunk()
+			moved += n
 			if err != nil {
 				if b.closing.Err() == nil {
 					b.logger.Error("merging an import (retried at the next import or open)", zap.Error(err))
@@ -535,12 +543,15 @@ func (b *boltDB) mergeLoop() {
 				break
 			}
 		}
+		if moved >= releaseAfter && b.closing.Err() == nil {
+			b.release(moved)
+		}
 	}
 }
 
 // mergeChunk moves a chunk of the oldest committed import into the
-// bindings and reports whether more remain.
-func (b *boltDB) mergeChunk() (more bool, err error) {
+// bindings, n of them, and reports whether more remain.
+func (b *boltDB) mergeChunk() (n int, more bool, err error) {
 	err = b.update(func(tx *bolt.Tx) error {
 		marks, staged := tx.Bucket(bucketImports), tx.Bucket(bucketStaged)
 		id, _ := marks.Cursor().First()
@@ -563,6 +574,7 @@ func (b *boltDB) mergeChunk() (more bool, err error) {
 					return err
 				}
 			}
+			n = len(ks)
 			if len(ks) == mergeChunkCount {
 				more = true
 				return nil
@@ -578,7 +590,10 @@ func (b *boltDB) mergeChunk() (more bool, err error) {
 		more = k != nil
 		return nil
 	})
-	return more, err
+	if err != nil {
+		n = 0 // rolled back
+	}
+	return n, more, err
 }
 
 // promote moves key's binding v from staged, the bucket of a committed
