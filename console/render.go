@@ -33,6 +33,9 @@ var funcs = template.FuncMap{
 	"idpath": escapeID,
 	// inc counts from 1 where a template ranges from 0.
 	"inc": func(i int) int { return i + 1 },
+	// add and sub place the chart's labels.
+	"add": func(a, b int) int { return a + b },
+	"sub": func(a, b int) int { return a - b },
 }
 
 // views are the pages' templates, each with the layout, by name.
