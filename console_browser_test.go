@@ -29,7 +29,9 @@ type browser struct {
 }
 
 func newBrowser(t *testing.T, s *consoleSite) *browser {
-	return &browser{t: t, s: s, ctx: testkit.Browser(t)}
+	b := &browser{t: t, s: s, ctx: testkit.Browser(t)}
+	b.do("sizing the window", chromedp.EmulateViewport(browserWidth, browserHeight))
+	return b
 }
 
 // do runs actions, failing the test with what.
@@ -121,6 +123,12 @@ const overflowing = `document.documentElement.scrollWidth > window.innerWidth`
 // phoneWidth is the width, in CSS pixels, of a small phone.
 const phoneWidth = 360
 
+// The size of the browser's window otherwise.
+const (
+	browserWidth  = 1100
+	browserHeight = 900
+)
+
 // checkPlain fails unless every field of the page has a label and the
 // page fits a phone's width; it saves a screenshot as name, and one at
 // phone width of the pages in phoneShots.
@@ -135,7 +143,7 @@ func (b *browser) checkPlain(name string) {
 	}
 	b.shot(name)
 	b.do("narrowing the window", chromedp.EmulateViewport(phoneWidth, 740))
-	defer b.do("widening the window", chromedp.ResetViewport())
+	defer b.do("widening the window", chromedp.EmulateViewport(browserWidth, browserHeight))
 	wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](overflowing))
 	if err != nil {
 		b.t.Fatal(err)
@@ -166,12 +174,17 @@ func (b *browser) signIn(name string) {
 }
 
 func TestConsoleInBrowser(t *testing.T) {
-	s := startConsoleSite(t, "ui")
+	s := startConsoleSite(t, "ui", "stats")
+	seedStatistics(t, s)
 	s.call("PUT", "/id/ark:12345/x5one", "editor", `{"target": "https://old.example.org/one", "meta": {"who": "A. Curator", "what": "A map"}}`)
 	s.call("PATCH", "/id/ark:12345/x5one", "editor", `{"meta": {"when": "1901"}}`, "Content-Type", "application/merge-patch+json")
 	s.call("PUT", "/id/ark:12345/x5two", "editor", `{"target": "https://old.example.org/two"}`)
 	b := newBrowser(t, s)
+	for _, id := range []string{"x5one", "x5one", "x5two", "x5lost"} {
+		s.get("/ark:12345/" + id)
+	}
 	b.signIn("editor")
+	b.expectText("figure.chart", "Solid: found something.")
 	b.checkPlain("home")
 
 	// Open an identifier from the front page.

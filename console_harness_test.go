@@ -20,26 +20,33 @@ import (
 // and minters under ark:12345/x5 and ark:12345/y7.
 type consoleSite struct {
 	*apiSite
+	more string // more lines of the ark block
 }
 
 // consoleUI is the path of the console's front page.
 const consoleUI = "/api/ark/ui/"
 
 // startConsoleSite starts a consoleSite; ui is the api block's ui
-// subdirective, with its block if any.
-func startConsoleSite(t *testing.T, ui string) *consoleSite {
+// subdirective, with its block if any, and more goes in the ark block.
+func startConsoleSite(t *testing.T, ui string, more ...string) *consoleSite {
 	t.Helper()
-	s := &apiSite{
+	s := &consoleSite{apiSite: &apiSite{
 		db:    filepath.Join(t.TempDir(), "ark.db"),
 		table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}}),
-	}
-	s.site = startSite(t, consoleSiteBody(s.db, s.table, apiKeys, ui))
-	return &consoleSite{s}
+	}, more: strings.Join(more, "\n\t\t")}
+	s.site = startSite(t, s.body(apiKeys, ui))
+	return s
+}
+
+// body is the site block of s with an api block of keys (as apiKeys
+// writes them) and ui.
+func (s *consoleSite) body(keys, ui string) string {
+	return consoleSiteBody(s.db, s.table, keys, ui, s.more)
 }
 
 // consoleSiteBody is the site block of a consoleSite whose api block has
-// keys (as apiKeys writes them) and ui.
-func consoleSiteBody(db, tablePath, keys, ui string) string {
+// keys (as apiKeys writes them) and ui, and whose ark block has more.
+func consoleSiteBody(db, tablePath, keys, ui, more string) string {
 	for _, name := range []string{"editor", "reader", "x5"} {
 		keys = strings.Replace(keys, "%"+name, keyHash(name+"-secret"), 1)
 	}
@@ -50,6 +57,7 @@ func consoleSiteBody(db, tablePath, keys, ui string) string {
 		store bolt ` + db + `
 		minter ark:12345/x5 .reeddeedk
 		minter ark:12345/y7 .reeddeedk
+		` + more + `
 		api /api/ark {` + keys + `
 			` + ui + `
 		}
@@ -60,7 +68,7 @@ func consoleSiteBody(db, tablePath, keys, ui string) string {
 // reload loads the site again with keys and ui.
 func (s *consoleSite) reload(keys, ui string) {
 	s.t.Helper()
-	if err := s.load(consoleSiteBody(s.db, s.table, keys, ui)); err != nil {
+	if err := s.load(s.body(keys, ui)); err != nil {
 		s.t.Fatalf("reloading: %v", err)
 	}
 }

@@ -286,7 +286,7 @@ func TestConsoleConfig(t *testing.T) {
 		{"ui\n\t\t\tui", "given twice"},
 		{"ui {\n\t\t\tsecret_file " + short + "\n\t\t}", "a secret has at least 32"},
 	} {
-		err := s.load(consoleSiteBody(s.db, s.table, apiKeys, c.ui))
+		err := s.load(s.body(apiKeys, c.ui))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error saying %q", c.ui, err, c.want)
 		}
