@@ -74,13 +74,14 @@ func (h *Handler) ours(naan string) bool {
 }
 
 // closeStats writes the counts not written yet and releases the
-// statistics' store.
+// statistics' store. The collector stays: a request that outlives its
+// server may still hand it an answer (not counted) or ask for a report
+// (refused, 503).
 func (h *Handler) closeStats() {
 	if h.stats.collector != nil {
 		if err := h.stats.collector.Close(); err != nil {
 			h.logger.Error("stats: the last counts could not be written", zap.Error(err))
 		}
-		h.stats.collector = nil
 	}
 	if h.stats.store != nil {
 		if err := cleanupModule(h.stats.store); err != nil {

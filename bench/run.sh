@@ -16,6 +16,7 @@ usage: bench/run.sh [options]
   -d DUR      duration of each run, wrk syntax: 10s, 1m (env DURATION, default 10s)
   -c LIST     configs, comma-separated (env CONFIGS, default all):
               ark-redirect ark-redirect-canon ark-inplace ark-compiled respond file_server map-redir
+              ark-redirect-stats (not in the default list: ark-redirect with stats on)
   -C CONNS    wrk connections (env CONNECTIONS, default 50)
   -s SEED     table seed (env SEED, default 1)
   -M          skip map-redir (Caddy map needs ~30 s and ~2.6 GiB at 1M entries)
@@ -129,7 +130,7 @@ want() {
 }
 for c in "${CFGS[@]}"; do
 	case $c in
-	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled | respond | file_server | map-redir) ;;
+	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled | respond | file_server | map-redir | ark-redirect-stats) ;;
 	*) die "unknown config $c" ;;
 	esac
 done
@@ -164,15 +165,18 @@ http://:$port {
 	bind 127.0.0.1
 EOF
 	case $cfg in
-	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled)
-		local table=$DATA/redirect.json
+	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled | ark-redirect-stats)
+		local table=$DATA/redirect.json stats=
 		[ "$cfg" = ark-inplace ] && table=$DATA/inplace.json
 		[ "$cfg" = ark-compiled ] && table=$DATA/redirect.arkt
+		[ "$cfg" = ark-redirect-stats ] && stats="store bolt $WORK/stats.db
+		stats"
 		cat <<EOF
 	ark {
 		naan 12345
 		table $table
 		foreign 404
+		$stats
 	}
 	file_server {
 		root $DATA/site
@@ -195,14 +199,14 @@ EOF
 # wrk arguments for the keys and spelling of a configuration
 wrkargs() {
 	case $1 in
-	ark-redirect | ark-inplace | ark-compiled | respond) echo "keys=$DATA/keys.txt mode=vary" ;;
+	ark-redirect | ark-inplace | ark-compiled | respond | ark-redirect-stats) echo "keys=$DATA/keys.txt mode=vary" ;;
 	ark-redirect-canon | map-redir) echo "keys=$DATA/keys.txt mode=canonical" ;;
 	file_server) echo "keys=$DATA/objects.txt mode=raw" ;;
 	esac
 }
 expected_status() {
 	case $1 in
-	ark-redirect | ark-redirect-canon | ark-compiled | map-redir) echo 302 ;;
+	ark-redirect | ark-redirect-canon | ark-compiled | map-redir | ark-redirect-stats) echo 302 ;;
 	*) echo 200 ;;
 	esac
 }
@@ -210,6 +214,7 @@ describe() {
 	case $1 in
 	ark-redirect) echo "caddy-ark, redirect table (302), varied spellings" ;;
 	ark-redirect-canon) echo "caddy-ark, redirect table (302), normal-form spellings" ;;
+	ark-redirect-stats) echo "caddy-ark, redirect table (302), varied spellings, with stats (bolt store)" ;;
 	ark-inplace) echo "caddy-ark, in-place table + file_server (200), varied spellings" ;;
 	ark-compiled) echo "caddy-ark, the redirect table compiled (302), varied spellings" ;;
 	respond) echo "Caddy respond (200), same ARK requests" ;;

@@ -16,6 +16,14 @@ import (
 // goroutine falls this far behind, answers are not counted (Dropped).
 const queueSize = 8192
 
+// The counting goroutine counts what is queued every countEvery, or as
+// soon as the queue holds kickAt answers. Between, the request path never
+// wakes it: a send on a channel that nobody waits on costs no scheduling.
+const (
+	countEvery = 100 * time.Millisecond
+	kickAt     = queueSize / 4
+)
+
 // closeTimeout bounds the last flush when a collector is closed.
 const closeTimeout = 10 * time.Second
 
@@ -42,7 +50,7 @@ type Options struct {
 // Collector counts a site's answers in memory and adds the counts to the
 // store at most once a flush interval. Observe is all the request path
 // does: one non-blocking send on a buffered channel, which a goroutine of
-// the collector reads and counts.
+// the collector reads and counts, a batch at a time.
 type Collector struct {
 	store     store.StatsStore
 	ours      func(naan string) bool
@@ -54,6 +62,7 @@ type Collector struct {
 	notFound  int
 
 	queue   chan event
+	kick    chan struct{} // wakes the counting goroutine (buffered, 1)
 	queued  atomic.Uint64 // answers given to the queue or dropped
 	dropped atomic.Uint64 // answers not counted: the queue was full
 
@@ -83,7 +92,7 @@ func New(cfg Config, o Options) *Collector {
 	c := &Collector{
 		store: o.Store, ours: o.Ours, shoulders: o.Shoulders, logger: o.Logger, now: o.now, cfg: cfg,
 		top: cfg.top(), notFound: cfg.notFound(),
-		queue: make(chan event, queueSize), cur: newWindow(), pending: newTally(),
+		queue: make(chan event, queueSize), kick: make(chan struct{}, 1), cur: newWindow(), pending: newTally(),
 		stop: make(chan struct{}), stopped: make(chan struct{}), flushed: make(chan struct{}),
 	}
 	if c.now == nil {
@@ -108,6 +117,12 @@ func (c *Collector) Observe(res *resolve.Resolution, out resolve.Outcome) {
 	c.queued.Add(1)
 	select {
 	case c.queue <- event{res, out}:
+		if len(c.queue) >= kickAt {
+			select {
+			case c.kick <- struct{}{}:
+			default:
+			}
+		}
 	default:
 		c.dropped.Add(1)
 	}
@@ -117,20 +132,21 @@ func (c *Collector) Observe(res *resolve.Resolution, out resolve.Outcome) {
 // started, because the queue was full.
 func (c *Collector) Dropped() uint64 { return c.dropped.Load() }
 
-// run counts the queue's answers until Close.
+// run counts the queue's answers, a batch at a time, until Close.
 func (c *Collector) run() {
 	defer close(c.stopped)
+	ticker := time.NewTicker(countEvery)
+	defer ticker.Stop()
 	for {
 		select {
-		case ev := <-c.queue:
-			c.mu.Lock()
-			c.count(c.cur, c.today(), ev)
-			c.counted++
-			c.catchUp() // what else is queued, under the same lock
-			c.mu.Unlock()
+		case <-ticker.C:
+		case <-c.kick:
 		case <-c.stop:
 			return
 		}
+		c.mu.Lock()
+		c.catchUp()
+		c.mu.Unlock()
 	}
 }
 
@@ -181,8 +197,8 @@ func (c *Collector) catchUp() {
 }
 
 // settle counts what is queued and waits, a little at most, for the
-// answer the goroutine may be counting, under c.mu: every answer observed
-// before settle began is then in c.cur.
+// answers being queued, under c.mu: every answer observed before settle
+// began is then in c.cur.
 func (c *Collector) settle() {
 	for deadline := time.Now().Add(100 * time.Millisecond); ; {
 		c.catchUp()
@@ -244,8 +260,10 @@ func (c *Collector) dropOld(ctx context.Context) error {
 }
 
 // Close stops counting and writes what was counted, waiting for the store
-// a few seconds at most. What it cannot write is lost, and logged so.
-// Answers observed after Close are not counted.
+// a few seconds at most, and for the reports under way. What it cannot
+// write is lost, and logged so. Answers observed after Close are not
+// counted, and reports asked for after it are refused: the store may be
+// gone.
 func (c *Collector) Close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil

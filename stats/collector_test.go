@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -153,6 +154,9 @@ func TestCountsByShoulderOutcomeAndName(t *testing.T) {
 	// Closing writes the counts; a new collector reads them back, written.
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := c.Report(context.Background(), Query{From: today(), To: today()}); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("a report after Close: %v, want ErrUnavailable", err)
 	}
 	again := report(t, s.collector(t, Config{}, hour))
 	if again.Total != 14 || again.Unwritten != 0 || !reflect.DeepEqual(again.Top, wantTop) || !reflect.DeepEqual(again.NotFound, wantNotFound) {

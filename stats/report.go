@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // maxPeriodDays is the longest period a report covers.
@@ -155,6 +157,9 @@ func (c *Collector) Report(ctx context.Context, q Query) (*Report, error) {
 	}
 	c.flushMu.RLock()
 	defer c.flushMu.RUnlock()
+	if c.closed.Load() { // Close waits for the reports under way before its store goes
+		return nil, fmt.Errorf("%w: the configuration is being replaced", store.ErrUnavailable)
+	}
 	kept, err := c.store.ReadStats(ctx, q.From, q.To)
 	if err != nil {
 		return nil, err
