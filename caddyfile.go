@@ -55,6 +55,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			key_file <file>
 //			max_body <bytes>
 //		}
+//		targets_check [{
+//			interval <duration>
+//			host_interval <duration>
+//			timeout <duration>
+//			failures <n>
+//			allow_private
+//			user_agent <string>
+//			skip <origin or shoulder>...
+//			notify <url>
+//		}]
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -107,6 +117,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalStats(d)
 		case "api":
 			err = h.unmarshalAPI(d)
+		case "targets_check":
+			err = h.unmarshalTargetsCheck(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

@@ -30,12 +30,13 @@ type handlerStore struct {
 // configured, and
 // watches it to keep the cache true.
 
-// defaultStore is the store of a handler with minters or an API and no
-// store line: the bolt file in Caddy's data directory.
+// defaultStore is the store of a handler with minters, an API or
+// targets_check and no store line: the bolt file in Caddy's data
+// directory.
 var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
 
 func (h *Handler) openStore(ctx caddy.Context) error {
-	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil) {
+	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil || h.TargetsCheck != nil) {
 		h.StoreRaw = defaultStore
 	}
 	if h.StoreRaw == nil {

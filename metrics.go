@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -52,6 +53,9 @@ func (h *Handler) joinMetrics(ctx caddy.Context) error {
 		return err
 	}
 	h.live.entries = ec
+	if h.TargetsCheck != nil {
+		return targets.RegisterMetrics(reg)
+	}
 	return nil
 }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/targets"
 )
 
 func init() {
@@ -169,8 +170,8 @@ type Handler struct {
 	// minted, bound and withdrawn through the API: a module in the
 	// ark.stores namespace named by "backend", such as {"backend": "bolt",
 	// "path": "/var/lib/caddy/ark-store.db"}. Without it no store is read,
-	// unless minters or the API are configured: they get the bolt store in
-	// Caddy's data directory.
+	// unless minters, the API or targets_check are configured: they get
+	// the bolt store in Caddy's data directory.
 	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
 
 	// Minters for shoulders: the names they mint are kept in the store.
@@ -183,6 +184,13 @@ type Handler struct {
 	// API (GET <api>/stats) and its console. Off when absent.
 	Stats *stats.Config `json:"stats,omitempty"`
 
+	// Checks the targets of the tables and the store in the background,
+	// politely, keeping the results in the store: which ones answer,
+	// fail, are broken, suspect or unverifiable (docs/targets.md). Off
+	// when absent; without a store line it uses the bolt store in Caddy's
+	// data directory.
+	TargetsCheck *targets.Config `json:"targets_check,omitempty"`
+
 	resolver  atomic.Pointer[resolve.Resolver]
 	base      info.Links // from BaseURL
 	siteHosts siteHosts
@@ -194,6 +202,7 @@ type Handler struct {
 	minters   mint.Minters
 	console   *console.Console // the API's console, when it has one
 	stats     handlerStats
+	checks    handlerChecks
 }
 
 // CaddyModule returns the Caddy module information.
@@ -256,6 +265,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.resolver.Store(rs)
+	if err := h.startChecks(ctx); err != nil {
+		return err // Caddy calls Cleanup, which releases the rest
+	}
 	h.startWatching()
 	return nil
 }
@@ -370,6 +382,7 @@ func (h *Handler) Cleanup() error {
 	}
 	h.closeStats()
 	h.stopWatching()
+	h.stopChecks()
 	h.closeStore()
 	h.leaveMetrics()
 	if h.logs != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +28,9 @@ var resolutionsByOutcome = func() (c [resolve.NumOutcomes]prometheus.Counter) {
 // differs from res.outcome when the request was refused after resolution
 // (a bad query, an unsafe target).
 func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, res *resolve.Resolution, out resolve.Outcome, target string) {
+	if targets.IsCheck(r) {
+		return // the site's own check of an in-place target, not a client's request
+	}
 	resolutionsByOutcome[out].Inc()
 	if h.stats.collector != nil {
 		h.stats.collector.Observe(res, out)

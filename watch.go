@@ -105,6 +105,7 @@ func (h *Handler) reload(stamps []fileStamp, stop <-chan struct{}) error {
 	h.live.key, h.live.stamps = key, stamps
 	h.live.mu.Unlock()
 	h.logger.Info("table swapped in", zap.Strings("files", h.Tables), zap.Int("entries", t.Len()))
+	h.tablesChanged()
 	if last {
 		returnMemory()
 	}

@@ -96,9 +96,13 @@ func (f *fetcher) check(ctx context.Context, target, key string) outcome {
 		return failure(err)
 	}
 	o := judgeAnswer(resp, body)
-	o.final = resp.Request.URL.String()
-	if resp.Request.URL.Host == internalHost {
-		o.final = resp.Request.URL.RequestURI()
+	switch final := resp.Request.URL; {
+	case final.Host != internalHost:
+		o.final = final.String()
+	case final.String() == u:
+		o.final = target // served in place at the identifier
+	default:
+		o.final = final.RequestURI() // redirected to another path of the site
 	}
 	return o
 }

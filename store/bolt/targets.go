@@ -456,3 +456,10 @@ func (b *boltDB) ReleaseTargets(_ context.Context, holder string) error {
 
 // Interface guard.
 var _ store.TargetChecks = (*Store)(nil)
+
+// Shared implements store.Shared: the open file, shared by every module
+// of the same path.
+func (s *Store) Shared() store.Store { return s.boltDB }
+
+// Interface guard.
+var _ store.Shared = (*Store)(nil)

@@ -339,3 +339,13 @@ var (
 	_ store.TargetChecks = (*Store)(nil)
 	_ store.TargetChecks = (*Backend)(nil)
 )
+
+// Shared implements store.Shared: the backend, shared by every module of
+// the same settings.
+func (s *Store) Shared() store.Store { return s.b }
+
+// Interface guards.
+var (
+	_ store.Shared = (*Store)(nil)
+	_ store.Store  = (*Backend)(nil)
+)

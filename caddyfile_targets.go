@@ -1,0 +1,91 @@
+package ark
+
+import (
+	"strconv"
+
+	"github.com/caddy-ark/caddy-ark/targets"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// unmarshalTargetsCheck reads
+//
+//	targets_check [{
+//		interval <duration>
+//		host_interval <duration>
+//		timeout <duration>
+//		failures <n>
+//		allow_private
+//		user_agent <string>
+//		skip <origin or shoulder>...
+//		notify <url>
+//	}]
+//
+// checking the whole block once it is read, so that a bad value is
+// reported at the directive's line.
+func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
+	if h.TargetsCheck != nil {
+		return d.Err("targets_check: given twice")
+	}
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	c := &targets.Config{}
+	duration := func(name string, dst *targets.Duration) error {
+		var s string
+		if err := unmarshalOne(d, &s); err != nil {
+			return err
+		}
+		v, err := caddy.ParseDuration(s)
+		if err != nil {
+			return d.Errf("targets_check: %s: %q is not a duration such as 720h", name, s)
+		}
+		*dst = targets.Duration(v)
+		return nil
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		var err error
+		switch d.Val() {
+		case "interval":
+			err = duration("interval", &c.Interval)
+		case "host_interval":
+			err = duration("host_interval", &c.HostInterval)
+		case "timeout":
+			err = duration("timeout", &c.Timeout)
+		case "failures":
+			var s string
+			if err = unmarshalOne(d, &s); err == nil {
+				n, convErr := strconv.Atoi(s)
+				if convErr != nil || n <= 0 {
+					return d.Errf("targets_check: failures: %q is not a positive number", s)
+				}
+				c.Failures = n
+			}
+		case "allow_private":
+			c.AllowPrivate = true
+			if d.NextArg() {
+				err = d.ArgErr()
+			}
+		case "user_agent":
+			err = unmarshalOne(d, &c.UserAgent)
+		case "skip":
+			more := d.RemainingArgs()
+			if len(more) == 0 {
+				return d.Err("targets_check: skip: want an origin (https://repo.example.org) or a shoulder (ark:12345/x5), or more")
+			}
+			c.Skip = append(c.Skip, more...)
+		case "notify":
+			err = unmarshalOne(d, &c.Notify)
+		default:
+			err = d.Errf("targets_check: unknown option %q (it takes interval, host_interval, timeout, failures, allow_private, user_agent, skip and notify)", d.Val())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return d.Err(err.Error())
+	}
+	h.TargetsCheck = c
+	return nil
+}

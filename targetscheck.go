@@ -1,0 +1,142 @@
+package ark
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/targets"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// checkers holds the running target checkers, one per store (the object
+// its modules share, see store.Shared) and targets_check configuration: a
+// reload that keeps both keeps the checker, with its lease, its queues and
+// its origins' turns; each handler using it adds its site.
+var checkers = caddy.NewUsagePool()
+
+// pooledChecker is a checker in checkers: the last handler to let go of
+// it stops it.
+type pooledChecker struct{ *targets.Checker }
+
+// Destruct stops the checker.
+func (p pooledChecker) Destruct() error {
+	p.Stop()
+	return nil
+}
+
+// handlerChecks is what a Handler keeps about its target checks.
+type handlerChecks struct {
+	checker *targets.Checker
+	key     string // in checkers
+	site    *checkedSite
+}
+
+// startChecks starts checking the targets, or joins the checker of the
+// same store and configuration, when targets_check is set.
+func (h *Handler) startChecks(ctx caddy.Context) error {
+	if h.TargetsCheck == nil {
+		return nil
+	}
+	st := h.stores.store
+	if sh, ok := st.(store.Shared); ok {
+		st = sh.Shared()
+	}
+	if _, ok := st.(store.TargetChecks); !ok {
+		return fmt.Errorf("targets_check: the store (%T) cannot keep target checks", h.stores.store)
+	}
+	cfg, err := json.Marshal(h.TargetsCheck)
+	if err != nil {
+		return err
+	}
+	srv, _ := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	site := &checkedSite{h: h, srv: srv}
+	key := fmt.Sprintf("%p %s", st, cfg)
+	logger := h.logger
+	v, _, err := checkers.LoadOrNew(key, func() (caddy.Destructor, error) {
+		ch, err := targets.New(h.TargetsCheck, st, site.name(), logger)
+		if err != nil {
+			return nil, err
+		}
+		ch.Start()
+		return pooledChecker{ch}, nil
+	})
+	if err != nil {
+		return err
+	}
+	h.checks = handlerChecks{checker: v.(pooledChecker).Checker, key: key, site: site}
+	h.checks.checker.AddSite(site)
+	return nil
+}
+
+// stopChecks takes the handler's site from its checker, which stops when
+// no handler uses it any more.
+func (h *Handler) stopChecks() {
+	if h.checks.checker == nil {
+		return
+	}
+	h.checks.checker.RemoveSite(h.checks.site)
+	_, _ = checkers.Delete(h.checks.key)
+	h.checks = handlerChecks{}
+}
+
+// tablesChanged tells the checker that the handler swapped its table.
+func (h *Handler) tablesChanged() {
+	if h.checks.checker != nil {
+		h.checks.checker.TablesChanged()
+	}
+}
+
+// checkedSite is a handler's site as the checker sees it.
+type checkedSite struct {
+	h   *Handler
+	srv *caddyhttp.Server // nil when the handler is not in a server
+}
+
+// Table implements targets.Site.
+func (s *checkedSite) Table() table.Table {
+	if rs := s.h.resolver.Load(); rs != nil {
+		return rs.Table()
+	}
+	return nil
+}
+
+// ServeHTTP implements targets.Site: the request goes through the
+// server's routes, as a client's would.
+func (s *checkedSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.srv == nil {
+		http.Error(w, "the handler is not in a server", http.StatusServiceUnavailable)
+		return
+	}
+	s.srv.ServeHTTP(w, r)
+}
+
+// Host implements targets.Site: base_url's host, else the first name the
+// site is configured for, else localhost.
+func (s *checkedSite) Host() string {
+	if s.h.base.Who != "" {
+		return s.h.base.Who
+	}
+	if s.srv != nil {
+		for _, m := range newServerSite(s.srv).hosts {
+			for _, name := range m {
+				if !strings.Contains(name, "*") {
+					return name
+				}
+			}
+		}
+	}
+	return "localhost"
+}
+
+// name names the site in the checks' default User-Agent.
+func (s *checkedSite) name() string {
+	if s.h.base.Base != "" {
+		return s.h.base.Base
+	}
+	return s.Host()
+}
