@@ -189,8 +189,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		return c.only(http.MethodGet, c.backup)
 	case route == "stats" && rest == "":
 		return c.only(http.MethodGet, c.stats)
+	case route == "ids" && rest == "":
+		return c.only(http.MethodGet, c.ids)
 	}
-	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup and stats")
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats and ids")
 }
 
 // apiCall is one request to the API, authenticated.

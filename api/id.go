@@ -125,18 +125,24 @@ func (c *apiCall) answerBinding(b *store.Binding) error {
 
 // binding checks a binding request for key and returns the binding.
 func (c *apiCall) binding(key string, req *BindRequest) (*store.Binding, error) {
+	return c.a.checkBinding(key, req)
+}
+
+// checkBinding checks a binding request for key, as every change through
+// the API is checked, and returns the binding.
+func (a *API) checkBinding(key string, req *BindRequest) (*store.Binding, error) {
 	if req.Status == http.StatusGone {
 		return nil, refuse(http.StatusBadRequest, "%s: status 410: withdraw an identifier with POST withdraw/<id> and a reason", key)
 	}
 	e := table.Entry{ID: key, Target: req.Target, Status: req.Status, Passthrough: req.Passthrough, Meta: req.Meta}
-	_, _, a, err := e.Compile()
+	_, _, as, err := e.Compile()
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	if err := c.inPlace(key, req.Target, req.Status); err != nil {
+	if err := a.inPlace(key, req.Target, req.Status); err != nil {
 		return nil, err
 	}
-	return &store.Binding{Key: key, Target: a.Target, Status: a.Status, Passthrough: a.Passthrough, Meta: a.Meta}, nil
+	return &store.Binding{Key: key, Target: as.Target, Status: as.Status, Passthrough: as.Passthrough, Meta: as.Meta}, nil
 }
 
 // precondition sets wr's precondition from If-Match and If-None-Match,

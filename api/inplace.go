@@ -24,8 +24,8 @@ func (a *API) checkInPlace() error {
 
 // inPlace refuses, 400, the target of a binding of key that the API may
 // not serve in place.
-func (c *apiCall) inPlace(key, target string, status int) error {
-	if err := table.CheckUntrustedInPlace(target, status, c.a.InPlace); err != nil {
+func (a *API) inPlace(key, target string, status int) error {
+	if err := table.CheckUntrustedInPlace(target, status, a.InPlace); err != nil {
 		return refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
 	return nil

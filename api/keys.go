@@ -192,10 +192,9 @@ func (a *API) authenticate(r *http.Request) (*apiKey, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return nil, errNoKey
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	k, ok := a.keys[string(sum[:])]
-	if !ok {
-		return nil, errWrongKey
+	c, err := a.Authenticate(token)
+	if err != nil {
+		return nil, err
 	}
-	return k, nil
+	return c.key, nil
 }

@@ -237,7 +237,10 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 				upgraded = format
 			}
 		}
-		return dropUncommitted(tx)
+		if err := dropUncommitted(tx); err != nil {
+			return err
+		}
+		return indexStates(tx)
 	})
 	if err != nil {
 		db.Close()
@@ -754,6 +757,9 @@ func putBinding(tx *bolt.Tx, cur *store.Binding, nb store.Binding, by string) (*
 // new key), and adds its history record.
 func record(tx *bolt.Tx, cur, nb *store.Binding) error {
 	if err := tx.Bucket(bucketBindings).Put([]byte(nb.Key), encodeBinding(nb)); err != nil {
+		return err
+	}
+	if err := indexState(tx, cur, nb); err != nil {
 		return err
 	}
 	records := tx.Bucket(bucketHistory)

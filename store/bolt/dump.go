@@ -100,7 +100,11 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 			items++
 			switch {
 			case it.Binding != nil:
-				if err := bindings.Put([]byte(it.Binding.Key), encodeBinding(it.Binding)); err != nil {
+				err := bindings.Put([]byte(it.Binding.Key), encodeBinding(it.Binding))
+				if err == nil {
+					err = indexState(tx, nil, it.Binding)
+				}
+				if err != nil {
 					return err
 				}
 			case it.Change != nil:

@@ -94,6 +94,34 @@ CREATE TABLE @.target_lease (
 	holder  text NOT NULL,
 	expires timestamptz NOT NULL
 );
+`,
+	// 4: listing (GET ids). The keys of each state, in key order, and
+	// the text that q looks in, trigram-indexed when the pg_trgm
+	// extension can be created (Debian's postgresql has it; the role
+	// needs CREATE on the database, or the extension there already).
+	// Without it q reads the bindings of its range in key order.
+	`
+CREATE INDEX bindings_minted ON @.bindings (key) WHERE status = 0;
+CREATE INDEX bindings_withdrawn ON @.bindings (key) WHERE status = 410;
+CREATE INDEX bindings_bound ON @.bindings (key) WHERE status <> 0 AND status <> 410;
+CREATE FUNCTION @.binding_text(target text, meta jsonb) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$ SELECT target || coalesce(E'\n' || (SELECT string_agg(value, E'\n') FROM jsonb_each_text(meta)), '') $$;
+DO $do$
+DECLARE
+	trgm name;
+BEGIN
+	BEGIN
+		CREATE EXTENSION IF NOT EXISTS pg_trgm;
+	EXCEPTION WHEN OTHERS THEN
+		RAISE NOTICE 'caddy-ark: pg_trgm not available (%), GET ids?q= reads bindings in key order', SQLERRM;
+	END;
+	SELECT n.nspname INTO trgm FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+	IF trgm IS NOT NULL THEN
+		EXECUTE format('CREATE INDEX bindings_text ON @.bindings USING gin (@.binding_text(target, meta) %I.gin_trgm_ops)', trgm);
+	END IF;
+END
+$do$;
 `}
 
 // pgSQL replaces "@." in query with the quoted schema name and a dot.

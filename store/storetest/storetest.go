@@ -16,8 +16,8 @@ import (
 )
 
 // Run checks that a Store backend keeps the contract of every
-// Store method, of store.Dumper and store.TargetChecks, which every
-// backend implements, and of store.StatsStore, which a backend may
+// Store method, of store.Dumper, store.TargetChecks and store.Lister,
+// which every backend implements, and of store.StatsStore, which a backend may
 // implement. open returns a new, empty store that lives until t ends;
 // reopen releases s and returns a store over the same data, as a restarted
 // node would see it. Every backend's tests call it.
@@ -486,6 +486,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testi
 	runDump(t, open, reopen)
 	runStats(t, open, reopen)
 	runTargets(t, open, reopen)
+	runList(t, open, reopen)
 }
 
 // MustApply applies w and returns the binding as stored.

@@ -1,0 +1,84 @@
+package api
+
+import (
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/store"
+)
+
+// Caller is an API key that a request was made with, once checked: what
+// the functions of the API that run in-process (ListIDs, Retarget, Undo,
+// Changes) take, so that a page of the site such as a console acts with a
+// key's name and scopes without an HTTP request to the API.
+type Caller struct{ key *apiKey }
+
+// Authenticate returns the caller whose key is secret; an unknown key is
+// an error, the same for every wrong key.
+func (a *API) Authenticate(secret string) (*Caller, error) {
+	secret = strings.TrimSpace(secret)
+	if secret == "" {
+		return nil, errNoKey
+	}
+	sum := sha256.Sum256([]byte(secret))
+	k, ok := a.keys[string(sum[:])]
+	if !ok {
+		return nil, errWrongKey
+	}
+	return &Caller{k}, nil
+}
+
+// Name returns the name of the caller's key, which the history records.
+func (c *Caller) Name() string { return c.key.name }
+
+// MayRead reports whether the caller may read the normalized identifier
+// key; MayWrite whether it may change it.
+func (c *Caller) MayRead(key string) bool  { return c.key.may(false, key) }
+func (c *Caller) MayWrite(key string) bool { return c.key.may(true, key) }
+
+// ErrorStatus returns the HTTP status that the API answers err with, an
+// error of ListIDs, Retarget, Undo or Changes: 400 for a bad request, 403,
+// 404, 409, 412, 503 for a store that fails.
+func ErrorStatus(err error) int {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.status
+	}
+	return storeError("", err).status
+}
+
+// session is what an in-process call of the API works with: the site's
+// resolver and store of the moment, and the caller's key.
+type session struct {
+	a     *API
+	rs    *resolve.Resolver
+	store store.Store
+	key   *apiKey
+}
+
+// session returns the session of who on site s: 503 while the
+// configuration is replaced.
+func (a *API) session(s Site, who *Caller) (*session, error) {
+	rs := s.Resolver()
+	if rs == nil {
+		return nil, refuse(http.StatusServiceUnavailable, "the configuration is being replaced")
+	}
+	return &session{a: a, rs: rs, store: s.Store(), key: who.key}, nil
+}
+
+// managed reports whether the store answers for key, a normalized
+// identifier, on this site: an ARK of one of its NAANs or a URN, that no
+// table assigns. GET id/<id> answers only for those.
+func (ss *session) managed(key string) bool {
+	if naan, ok := strings.CutPrefix(key, "ark:"); ok {
+		naan, _, _ = strings.Cut(naan, "/")
+		if !ss.rs.Ours(naan) {
+			return false
+		}
+	}
+	_, assigned := ss.rs.Table().SourceOf(key)
+	return !assigned
+}
