@@ -13,7 +13,6 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
-
 )
 
 // idsFixture binds, withdraws and mints through the API of s the
