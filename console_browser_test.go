@@ -157,7 +157,7 @@ func (b *browser) checkPlain(name string) {
 }
 
 // phoneShots are the pages whose screenshot is also taken at phone width.
-var phoneShots = map[string]bool{"identifier": true}
+var phoneShots = map[string]bool{"identifier": true, "search": true}
 
 // signIn signs in with the test key name, by keyboard: the key typed
 // into its field and Enter.
@@ -186,6 +186,17 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.signIn("editor")
 	b.expectText("figure.chart", "Solid: found something.")
 	b.checkPlain("home")
+
+	// Search from the front page, by the text of targets.
+	b.do("typing a search", chromedp.SendKeys(chromedp.ID("home-q"), "old.example"))
+	if status := b.submit(`form[action$="/search"] button`); status != http.StatusOK {
+		t.Fatalf("searching: %d", status)
+	}
+	if rows := b.text("table tbody"); !strings.Contains(rows, "ark:12345/x5one") || !strings.Contains(rows, "ark:12345/x5two") {
+		t.Errorf("the search found: %q", rows)
+	}
+	b.checkPlain("search")
+	b.open("")
 
 	// Open an identifier from the front page.
 	b.do("typing an identifier", chromedp.SendKeys(chromedp.ID("open-id"), "ark:12345/x5one"))

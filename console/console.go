@@ -87,6 +87,10 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 		return p.only(arg == "", http.MethodGet, p.home)
 	case "open":
 		return p.only(arg == "", http.MethodGet, p.open)
+	case "search":
+		return p.only(arg == "", http.MethodGet, p.search)
+	case "export":
+		return p.only(arg == "", http.MethodGet, p.export)
 	case "id":
 		return p.only(arg != "", http.MethodGet, func() error { return p.identifier(arg) })
 	case "edit":
