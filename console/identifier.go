@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/targets"
 )
 
 // record is the API's answer to GET id/<id>.
@@ -69,6 +70,19 @@ type identifierView struct {
 	History  []changeView
 	Info     string // the path of its ?info page
 	MayWrite bool
+	Check    *targetCheckView // nil when its target has not been checked
+}
+
+// targetCheckView is what the checks of an identifier's target found
+// (docs/targets.md).
+type targetCheckView struct {
+	State    string
+	Code     string
+	Failures int
+	Checked  string
+	Since    string
+	Final    string // where the last check ended, when not at the target
+	Problem  string // why the checks could not be read
 }
 
 // metaRow is one metadata element.
@@ -105,11 +119,34 @@ func (p *page) identifier(raw string) error {
 	}
 	b := rec.Binding
 	v := identifierView{ID: b.Key, B: b, State: state(b), Meta: sortedMeta(b.Meta), Info: "/" + b.Key + "?info", MayWrite: p.sess.key.MayWrite(b.Key)}
+	v.Check = p.targetCheck(b)
 	for i := len(rec.History) - 1; i >= 0; i-- {
 		ch := rec.History[i]
 		v.History = append(v.History, changeView{Seq: ch.Seq, Time: when(ch.Time), By: ch.By, What: describe(ch.Old, ch.New)})
 	}
 	return p.render(http.StatusOK, view{Title: b.Key, Notice: notices[p.r.URL.Query().Get("done")], Page: v}, "identifier")
+}
+
+// targetCheck returns what the checks of b's target found, when they
+// have checked it: read from the store as ?info reads it, for a binding
+// the API has just given the key to read.
+func (p *page) targetCheck(b *store.Binding) *targetCheckView {
+	st := p.site.Store()
+	if st == nil || !targets.Checkable(b.Target, b.Status) {
+		return nil
+	}
+	c, err := targets.Lookup(p.r.Context(), st, b.Target)
+	switch {
+	case err != nil:
+		return &targetCheckView{Problem: "the store could not be read: " + err.Error()}
+	case c == nil || c.Checked.IsZero():
+		return nil
+	}
+	v := &targetCheckView{State: string(c.State), Code: c.Code, Failures: c.Failures, Checked: when(c.Checked), Since: when(c.Since)}
+	if c.Final != "" && c.Final != b.Target {
+		v.Final = c.Final
+	}
+	return v
 }
 
 // state says in words what an identifier answers.

@@ -1,0 +1,41 @@
+package ark
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+)
+
+func TestConsoleShowsTheTargetCheck(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/here" {
+			w.Write([]byte("<!doctype html><title>Here</title><p>The map."))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer origin.Close()
+	s := startConsoleSite(t, "ui", "targets_check {\n\t\t\tinterval 1s\n\t\t\tallow_private\n\t\t}")
+	s.call("PUT", "/id/ark:12345/x5here", "editor", `{"target": "`+origin.URL+`/here"}`)
+	s.call("PUT", "/id/ark:12345/x5lost", "editor", `{"target": "`+origin.URL+`/lost"}`)
+	editor := s.signIn("editor")
+	for id, want := range map[string]string{
+		"ark:12345/x5here": "<dt>Target check</dt><dd><strong>ok</strong> (200), checked ",
+		"ark:12345/x5lost": "<dt>Target check</dt><dd><strong>failing</strong> (404, 1 failed in a row), checked ",
+	} {
+		testkit.WaitFor(t, "the check of "+id+"'s target", func() bool {
+			return strings.Contains(editor.get("id/"+id).body, want)
+		})
+	}
+}
+
+func TestConsoleWithoutTargetChecks(t *testing.T) {
+	s := startConsoleSite(t, "ui")
+	s.call("PUT", "/id/ark:12345/x5here", "editor", `{"target": "https://old.example.org/here"}`)
+	if got := s.signIn("editor").get("id/ark:12345/x5here"); got.status != http.StatusOK || strings.Contains(got.body, "Target check") {
+		t.Errorf("a target never checked: %d %s", got.status, got.body)
+	}
+}
