@@ -44,7 +44,9 @@ func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolve.
 			return resolve.OutcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 		}
 	}
-	return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewRecord(h.self(r), core, res, target, rs.Policies().Covering(res.Ark)))
+	rec := info.NewRecord(h.self(r), core, res, target, rs.Policies().Covering(res.Ark))
+	h.addTargetCheck(r.Context(), rec, res)
+	return resolve.OutcomeMetadata, h.writeInfo(w, r, rec)
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",

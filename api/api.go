@@ -191,8 +191,12 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		return c.only(http.MethodGet, c.stats)
 	case route == "ids" && rest == "":
 		return c.only(http.MethodGet, c.ids)
+	case route == "targets" && rest == "":
+		return c.only(http.MethodGet, c.targetReport)
+	case route == "targets" && rest == "check":
+		return c.only(http.MethodPost, c.checkTargets)
 	}
-	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats and ids")
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets and targets/check")
 }
 
 // apiCall is one request to the API, authenticated.

@@ -45,6 +45,8 @@ draft-ark-uri-scheme:
 	caddy ark bind <id> <target>    bind an identifier through the API
 	caddy ark withdraw <id> <why>   withdraw an identifier through the API
 	caddy ark export --api <url>    print the API's store as a table file
+	caddy ark targets --api <url>   print what the checks of the targets
+	                                found (broken, suspect, …)
 	caddy ark hash-key              hash a key for the api configuration
 	caddy ark store dump|load       move a whole store, history included,
 	                                between bolt and PostgreSQL (NDJSON)
@@ -56,7 +58,7 @@ draft-ark-uri-scheme:
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), compileCommand(), exportCommand(), resolveCommand(),
-				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand(), storeCommand())
+				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand(), storeCommand(), targetsCommand())
 		},
 	})
 }

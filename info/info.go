@@ -50,6 +50,9 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// Resolver is the URL under which this site resolves identifiers.
 	Resolver string `json:"resolver"`
+	// TargetCheck is what the checks of Target found, when the site
+	// checks its targets (targets_check) or its store keeps checks.
+	TargetCheck *TargetCheck `json:"target_check,omitempty"`
 
 	host     string // the name mapping authority, for erc-support
 	policyAt string // the URL of the policy's own ?info, or ""
@@ -155,6 +158,7 @@ func (rec *Record) Details() []element {
 		add("status", strconv.Itoa(rec.Status)+" "+http.StatusText(rec.Status), "")
 	}
 	add("target", rec.Target, rec.targetAt)
+	out = append(out, rec.targetCheckElements()...)
 	add("resolution", rec.Resolution, "")
 	add("via", rec.Via, "")
 	add("suffix", rec.Suffix, "")
