@@ -195,8 +195,12 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		return c.only(http.MethodGet, c.targetReport)
 	case route == "targets" && rest == "check":
 		return c.only(http.MethodPost, c.checkTargets)
+	case route == "retarget" && rest == "":
+		return c.only(http.MethodPost, c.retarget)
+	case route == "batches" && rest != "":
+		return c.serveBatch(rest)
 	}
-	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets and targets/check")
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets, targets/check, retarget and batches/")
 }
 
 // apiCall is one request to the API, authenticated.

@@ -82,3 +82,13 @@ func (ss *session) managed(key string) bool {
 	_, assigned := ss.rs.Table().SourceOf(key)
 	return !assigned
 }
+
+// callError is err as the API answers it: a refusal as it is, anything
+// else the store's failure.
+func callError(err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return storeError("", err)
+}

@@ -167,7 +167,7 @@ func (a *API) ListIDs(ctx context.Context, s Site, who *Caller, q IDsQuery) (*ID
 			break
 		}
 		if err != nil {
-			return nil, storeError("", err)
+			return nil, callError(err)
 		}
 	}
 	return page, nil

@@ -131,6 +131,9 @@ type Change struct {
 	By   string    `json:"by"`
 	Old  *Binding  `json:"old"` // nil for a new binding
 	New  *Binding  `json:"new"`
+
+	// The batch the change was made in (see Batcher); 0 for none.
+	Batch uint64 `json:"batch,omitempty"`
 }
 
 // ImportError is an import refused at one of its bindings.

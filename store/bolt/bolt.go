@@ -528,11 +528,9 @@ func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Cha
 			return err
 		}
 		prefix := append([]byte(key), 0)
-		records := tx.Bucket(bucketHistory)
 		c := tx.Bucket(bucketKeyHist).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			seq := k[len(prefix):]
-			ch, err := decodeChange(seq, records.Get(seq))
+			ch, err := readChange(tx, k[len(prefix):])
 			if err != nil {
 				return err
 			}

@@ -38,11 +38,11 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 			}
 		}
 		c = tx.Bucket(bucketHistory).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ch, err := decodeChange(k, v)
+			ch, err := readChange(tx, k)
 			if err != nil {
 				return err
 			}
@@ -114,6 +114,11 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 				}
 				if err := keyHist.Put(append(append([]byte(it.Change.Key), 0), seqKey...), nil); err != nil {
 					return err
+				}
+				if it.Change.Batch != 0 {
+					if err := markBatch(tx, it.Change.Batch, it.Change.Seq); err != nil {
+						return err
+					}
 				}
 				lastSeq = it.Change.Seq
 			case it.Counter != nil:

@@ -31,10 +31,8 @@ func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
 				bd, err := scanBinding(rows)
 				return &store.Item{Binding: bd}, err
 			}},
-			{"SELECT seq, time, key, by, old, new FROM @.history ORDER BY seq", func(rows pgx.Rows) (*store.Item, error) {
-				c := new(store.Change)
-				err := rows.Scan(&c.Seq, &c.Time, &c.Key, &c.By, &c.Old, &c.New)
-				c.Time = c.Time.UTC()
+			{"SELECT " + pgChangeColumns + " FROM @.history ORDER BY seq", func(rows pgx.Rows) (*store.Item, error) {
+				c, err := scanChange(rows)
 				return &store.Item{Change: c}, err
 			}},
 			{"SELECT name, value FROM @.counters ORDER BY name", func(rows pgx.Rows) (*store.Item, error) {
@@ -105,7 +103,7 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 			columns []string
 		}{
 			{1, "bindings", []string{"key", "target", "status", "passthrough", "meta", "reason", "version", "updated", "by"}},
-			{2, "history", []string{"seq", "time", "key", "by", "old", "new"}},
+			{2, "history", []string{"seq", "time", "key", "by", "old", "new", "batch"}},
 			{3, "counters", []string{"name", "value"}},
 		} {
 			src.stage = part.stage
@@ -179,7 +177,16 @@ func (s *loadSource) Next() bool {
 			s.err = fmt.Errorf("history record %d: more than a PostgreSQL bigint", c.Seq)
 			return false
 		}
-		s.row = []any{int64(c.Seq), c.Time, c.Key, c.By, pgJSON(c.Old), pgJSON(c.New)}
+		if c.Batch > math.MaxInt64 {
+			s.err = fmt.Errorf("history record %d: batch %d: more than a PostgreSQL bigint", c.Seq, c.Batch)
+			return false
+		}
+		var batch *int64
+		if c.Batch != 0 {
+			n := int64(c.Batch)
+			batch = &n
+		}
+		s.row = []any{int64(c.Seq), c.Time, c.Key, c.By, pgJSON(c.Old), pgJSON(c.New), batch}
 	case it.Counter != nil && s.stage == 3:
 		if it.Counter.Value > math.MaxInt64 {
 			s.err = fmt.Errorf("counter %s: %d: more than a PostgreSQL bigint", it.Counter.Name, it.Counter.Value)

@@ -94,15 +94,16 @@ func (b *Backend) Get(ctx context.Context, key string) (*store.Binding, []store.
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(octx, pgSQL(b.schema, "SELECT seq, time, key, by, old, new FROM @.history WHERE key = $1 ORDER BY seq"), key)
+		rows, err := tx.Query(octx, pgSQL(b.schema, "SELECT "+pgChangeColumns+" FROM @.history WHERE key = $1 ORDER BY seq"), key)
 		if err != nil {
 			return err
 		}
 		history, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Change, error) {
-			var c store.Change
-			err := row.Scan(&c.Seq, &c.Time, &c.Key, &c.By, &c.Old, &c.New)
-			c.Time = c.Time.UTC()
-			return c, err
+			c, err := scanChange(row)
+			if err != nil {
+				return store.Change{}, err
+			}
+			return *c, nil
 		})
 		return err
 	})

@@ -122,6 +122,13 @@ BEGIN
 	END IF;
 END
 $do$;
+`,
+	// 5: batches (a retarget through the API, and its undo), and the
+	// feed of changes from a time (GET changes).
+	`
+ALTER TABLE @.history ADD COLUMN batch bigint;
+CREATE INDEX history_batch ON @.history (batch, seq) WHERE batch IS NOT NULL;
+CREATE INDEX history_time ON @.history (time);
 `}
 
 // pgSQL replaces "@." in query with the quoted schema name and a dot.
