@@ -23,6 +23,7 @@ type handlerStore struct {
 	raw       json.RawMessage     // its configuration, which loading it empties
 	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
+	settings  json.RawMessage // StoreRaw as configured: loading the module clears it
 }
 
 // openStore loads the configured store module, the bolt store in Caddy's
@@ -43,6 +44,7 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 		return nil
 	}
 	h.stores.raw = h.StoreRaw
+	h.stores.settings = h.StoreRaw
 	mod, err := ctx.LoadModule(h, "StoreRaw")
 	if err != nil {
 		return fmt.Errorf("store: %w", err)

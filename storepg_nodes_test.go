@@ -27,9 +27,17 @@ func pgSiteBody(dsn, tablePath string) string {
 // pgSiteBody, and stops it by PID when the test ends.
 func startPGNode(t *testing.T, dsn, tablePath string) *apiSite {
 	t.Helper()
+	return startNode(t, pgSiteBody(dsn, tablePath), tablePath)
+}
+
+// startNode starts a caddy process (the built binary) serving the site
+// block body, whose table assigns ark:12345/t1, and stops it by PID when
+// the test ends.
+func startNode(t *testing.T, body, tablePath string) *apiSite {
+	t.Helper()
 	port := freePort(t)
 	dir := t.TempDir()
-	config := testkit.WriteFile(t, "Caddyfile", globalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+pgSiteBody(dsn, tablePath)+"\n}\n")
+	config := testkit.WriteFile(t, "Caddyfile", globalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+body+"\n}\n")
 	cmd := exec.Command(caddyBinary(t), "run", "--config", config, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard

@@ -8,12 +8,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/targets"
 )
 
 // targetOrigin is a real HTTP server that targets point to; it counts
@@ -169,6 +171,127 @@ func TestTargetsCheckCaddyfileErrors(t *testing.T) {
 		_, err := adaptCaddyfile("http://127.0.0.1:1 {\n\tark {\n\t\ttargets_check {\n\t\t\t"+block+"\n\t\t}\n\t}\n}\n", "/etc/caddy/Caddyfile")
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Caddyfile:") {
 			t.Errorf("targets_check { %s }: %v, want %q with the file and line", block, err, want)
+		}
+	}
+}
+
+// How the answers of origins become states, through Caddy and its API's
+// report: statuses, a slow answer, a 429 with Retry-After, a HEAD
+// refused, a redirect chain, a redirect loop, a front page after a
+// migration; and the origin sees its requests one at a time, at least
+// host_interval apart.
+func TestTargetsCheckAnswersThroughCaddy(t *testing.T) {
+	const gap = 40 * time.Millisecond
+	var mu sync.Mutex
+	var arrivals []time.Time
+	running, most, busy, moved := 0, 0, true, false
+	o := startTargetOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		running++
+		most = max(most, running)
+		m := moved
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			running--
+			mu.Unlock()
+		}()
+		switch r.URL.Path {
+		case "/", "/ok", "/chain/3":
+		case "/gone":
+			w.WriteHeader(http.StatusGone)
+		case "/head-refused":
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+			}
+		case "/login":
+			w.WriteHeader(http.StatusForbidden)
+		case "/chain/1":
+			http.Redirect(w, r, "/chain/2", http.StatusFound)
+		case "/chain/2":
+			http.Redirect(w, r, "/chain/3", http.StatusSeeOther)
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		case "/slow":
+			select {
+			case <-time.After(5 * time.Second):
+			case <-r.Context().Done():
+			}
+		case "/busy":
+			mu.Lock()
+			if busy {
+				busy = false
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+			}
+			mu.Unlock()
+		case "/item":
+			if m {
+				http.Redirect(w, r, "/", http.StatusMovedPermanently)
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	paths := map[string]string{
+		"ark:12345/x5ok": "/ok", "ark:12345/x5gone": "/gone", "ark:12345/x5head": "/head-refused", "ark:12345/x5login": "/login",
+		"ark:12345/x5chain": "/chain/1", "ark:12345/x5loop": "/loop", "ark:12345/x5slow": "/slow", "ark:12345/x5busy": "/busy",
+		"ark:12345/x5item": "/item",
+	}
+	var entries []table.Entry
+	for id, path := range paths {
+		entries = append(entries, table.Entry{ID: id, Target: o.URL + path})
+	}
+	s := startAPISite(t, `targets_check {
+			interval 1s
+			host_interval 40ms
+			timeout 500ms
+			failures 2
+			allow_private
+		}`)
+	if got := s.call(http.MethodPost, "/import", "editor", tableJSON(t, entries...)); got.status != http.StatusOK {
+		t.Fatalf("import: %d %s", got.status, got.body)
+	}
+	tc := checksIn(t, s.db)
+	waitCheck(t, tc, o.URL+"/item", store.TargetOK)
+	mu.Lock()
+	moved = true
+	mu.Unlock()
+	want := map[string][2]string{
+		"ark:12345/x5ok": {"ok", "200"}, "ark:12345/x5gone": {"broken", "410"}, "ark:12345/x5head": {"ok", "200"},
+		"ark:12345/x5login": {"unverifiable", "403"}, "ark:12345/x5chain": {"ok", "200"}, "ark:12345/x5loop": {"broken", "redirects"},
+		"ark:12345/x5slow": {"broken", "timeout"}, "ark:12345/x5busy": {"ok", "200"}, "ark:12345/x5item": {"suspect", "200"},
+	}
+	var lines map[string]targets.Line
+	testkit.WaitFor(t, "every target in its state", func() bool {
+		lines = reportLines(t, s.call(http.MethodGet, "/targets?prefix=ark:12345/x5", "editor", "").body)
+		for id, w := range want {
+			if l := lines[id]; string(l.State) != w[0] {
+				return false
+			}
+		}
+		return true
+	})
+	for id, w := range want {
+		if l := lines[id]; l.Code != w[1] {
+			t.Errorf("%s: %s with code %q, want %q", id, l.State, l.Code, w[1])
+		}
+	}
+	if l := lines["ark:12345/x5chain"]; l.Final != o.URL+"/chain/3" {
+		t.Errorf("a redirect chain ended at %q", l.Final)
+	}
+	if l := lines["ark:12345/x5item"]; l.Final != o.URL+"/" {
+		t.Errorf("a target now at the front page: %+v", l)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 {
+		t.Errorf("the origin had %d requests at once, want 1", most)
+	}
+	for i := 1; i < len(arrivals); i++ {
+		if d := arrivals[i].Sub(arrivals[i-1]); d < gap {
+			t.Errorf("requests %d and %d arrived %v apart, want at least %v", i-1, i, d, gap)
 		}
 	}
 }
