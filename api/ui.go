@@ -1,7 +1,6 @@
 package api
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"time"
@@ -47,43 +46,28 @@ func (u *UI) SessionLength() time.Duration {
 	return time.Duration(u.Session)
 }
 
-// Key is a key of the API as the console holds it: found once by its
-// secret, at sign-in, then by its name, with each request.
-type Key struct{ k *apiKey }
-
-// KeyBySecret returns the key whose secret is secret, if there is one.
-func (a *API) KeyBySecret(secret string) (Key, bool) {
-	sum := sha256.Sum256([]byte(secret))
-	k, ok := a.keys[string(sum[:])]
-	return Key{k}, ok
-}
-
-// KeyNamed returns the key called name in the API's current
-// configuration, if there is one.
-func (a *API) KeyNamed(name string) (Key, bool) {
+// CallerNamed returns the caller whose key is called name in the API's
+// current configuration, if there is one: the console finds its signed-in
+// key again this way with each request.
+func (a *API) CallerNamed(name string) (*Caller, bool) {
 	k, ok := a.byName[name]
-	return Key{k}, ok
+	if !ok {
+		return nil, false
+	}
+	return &Caller{k}, true
 }
 
-// Name returns the key's name.
-func (k Key) Name() string { return k.k.name }
-
-// Hash returns the SHA-256 hash of the key's secret: a key whose secret
+// Hash returns the SHA-256 hash of the caller's key: a key whose secret
 // is replaced under the same name has another.
-func (k Key) Hash() []byte { return []byte(k.k.hash) }
+func (c *Caller) Hash() []byte { return []byte(c.key.hash) }
 
-// Scopes returns the key's scopes, as configured.
-func (k Key) Scopes() []string { return k.k.scopeText }
+// Scopes returns the scopes of the caller's key, as configured.
+func (c *Caller) Scopes() []string { return c.key.scopeText }
 
-// MayWrite reports whether the key may write the normalized identifier
-// key or, for a shoulder such as "ark:12345/x5", every identifier under
-// it.
-func (k Key) MayWrite(key string) bool { return k.k.may(true, key) }
-
-// ServeAs answers a request for the API as Serve does, made with key k
-// instead of the key that r carries: the console's own requests.
-func (a *API) ServeAs(w http.ResponseWriter, r *http.Request, route, rest string, k Key, s Site) error {
-	return a.serve(w, r, route, rest, k.k, s)
+// ServeAs answers a request for the API as Serve does, made by who
+// instead of with the key that r carries: the console's own requests.
+func (a *API) ServeAs(w http.ResponseWriter, r *http.Request, route, rest string, who *Caller, s Site) error {
+	return a.serve(w, r, route, rest, who.key, s)
 }
 
 // BodyLimit returns the largest request body of an import: max_body.

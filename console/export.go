@@ -65,7 +65,7 @@ func (p *page) export() error {
 			}
 			started = true
 		}
-		for _, b := range pg.bindings {
+		for _, b := range pg.Bindings {
 			if b.Status == 0 {
 				continue
 			}
@@ -73,10 +73,10 @@ func (p *page) export() error {
 				return err
 			}
 		}
-		if pg.next == "" {
+		if pg.Next == "" {
 			break
 		}
-		after = pg.next
+		after = pg.Next
 	}
 	if err := ew.end(); err != nil {
 		return err

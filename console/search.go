@@ -1,15 +1,13 @@
 package console
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
@@ -41,54 +39,21 @@ func (q searchQuery) values() url.Values {
 	return v
 }
 
-// idsPage is a page of GET ids.
-type idsPage struct {
-	bindings []*store.Binding
-	next     string // the after of the next page; "" after the last
-}
-
-// ids reads a page of the search q through the API, from after, of at
-// most limit identifiers.
-func (p *page) ids(q searchQuery, after string, limit int) (*idsPage, error) {
+// ids reads a page of the search q, from after, of at most limit
+// identifiers: the API's GET ids, in process, as the key. A search the
+// API refuses is a *refusal.
+func (p *page) ids(q searchQuery, after string, limit int) (*api.IDsPage, error) {
 	v := q.values()
 	v.Set("limit", strconv.Itoa(limit))
-	if after != "" {
-		v.Set("after", after)
-	}
-	rep, err := p.api(apiRequest{method: http.MethodGet, route: "ids", query: v.Encode()})
-	if err != nil {
-		return nil, err
-	}
-	if !rep.ok() {
-		return nil, &refusal{rep.status, rep.problem()}
-	}
-	pg := &idsPage{next: nextAfter(rep.header.Get("Link"))}
-	sc := bufio.NewScanner(bytes.NewReader(rep.body.Bytes()))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var b store.Binding
-		if err := json.Unmarshal(sc.Bytes(), &b); err != nil {
-			return nil, err
-		}
-		pg.bindings = append(pg.bindings, &b)
-	}
-	return pg, sc.Err()
-}
-
-// nextAfter returns the after parameter of the rel="next" link of a Link
-// field, "" when there is none.
-func nextAfter(link string) string {
-	for l := range strings.SplitSeq(link, ",") {
-		target, params, ok := strings.Cut(strings.TrimSpace(l), ";")
-		if !ok || !strings.Contains(params, `rel="next"`) {
-			continue
-		}
-		u, err := url.Parse(strings.Trim(strings.TrimSpace(target), "<>"))
-		if err == nil {
-			return u.Query().Get("after")
+	v.Set("after", after)
+	iq, err := api.ParseIDsQuery(v)
+	if err == nil {
+		var pg *api.IDsPage
+		if pg, err = p.c.api.ListIDs(p.r.Context(), p.site, p.sess.key, iq); err == nil {
+			return pg, nil
 		}
 	}
-	return ""
+	return nil, &refusal{api.ErrorStatus(err), err.Error()}
 }
 
 // searchView is what the search page shows.
@@ -128,12 +93,12 @@ func (p *page) search() error {
 		}
 		return p.fail(err)
 	}
-	for _, b := range pg.bindings {
+	for _, b := range pg.Bindings {
 		v.Rows = append(v.Rows, searchRow{B: b, State: state(b), When: when(b.Updated)})
 	}
-	if pg.next != "" {
+	if pg.Next != "" {
 		nv := q.values()
-		nv.Set("after", pg.next)
+		nv.Set("after", pg.Next)
 		v.Next = p.c.base + "search?" + nv.Encode()
 	}
 	v.Searched = len(qv) > 0

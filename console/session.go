@@ -26,7 +26,7 @@ type session struct {
 	name    string
 	expires time.Time
 	nonce   string // base64url
-	key     api.Key
+	key     *api.Caller
 }
 
 // b64 is the encoding of the cookies' parts.
@@ -85,7 +85,7 @@ func (c *Console) session(r *http.Request) *session {
 	if err != nil {
 		return nil
 	}
-	key, ok := c.api.KeyNamed(string(name))
+	key, ok := c.api.CallerNamed(string(name))
 	if !ok {
 		return nil
 	}

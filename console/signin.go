@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -74,9 +73,8 @@ func (p *page) checkSignin() error {
 		p.w.Header().Set("Retry-After", fmt.Sprint(secs))
 		return p.signinPage(http.StatusTooManyRequests, "", fmt.Sprintf("Too many failed sign-ins from your address: wait %d seconds before trying again.", secs))
 	}
-	secret := strings.TrimSpace(p.r.PostForm.Get("key"))
-	key, ok := p.c.api.KeyBySecret(secret)
-	if secret == "" || !ok {
+	key, err := p.c.api.Authenticate(p.r.PostForm.Get("key"))
+	if err != nil {
 		p.c.throttle.failed(client)
 		return p.signinPage(http.StatusUnauthorized, "", "That key is not known here.")
 	}
