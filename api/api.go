@@ -199,8 +199,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		return c.only(http.MethodPost, c.retarget)
 	case route == "batches" && rest != "":
 		return c.serveBatch(rest)
+	case route == "changes" && rest == "":
+		return c.only(http.MethodGet, c.changes)
 	}
-	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets, targets/check, retarget and batches/")
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets, targets/check, retarget, batches/ and changes")
 }
 
 // apiCall is one request to the API, authenticated.

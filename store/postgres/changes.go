@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/jackc/pgx/v5"
+)
+
+// Changes implements store.Historian, a query of q.Want records at a
+// time by sequence. A time is found through the index on the records'
+// times: the sequence of the earliest record made at or after it.
+func (b *Backend) Changes(ctx context.Context, q store.ChangesQuery, fn func(*store.Change) error) error {
+	if q.After > math.MaxInt64 {
+		return nil
+	}
+	want := q.Want
+	if want <= 0 {
+		want = store.EachBatchCount
+	}
+	after := int64(q.After)
+	if q.After == 0 && !q.Since.IsZero() {
+		octx, cancel, err := b.op(ctx)
+		if err != nil {
+			return err
+		}
+		err = b.pool.QueryRow(octx, pgSQL(b.schema, "SELECT seq - 1 FROM @.history WHERE time >= $1 ORDER BY time, seq LIMIT 1"), q.Since).Scan(&after)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = b.pool.QueryRow(octx, pgSQL(b.schema, "SELECT coalesce(max(seq), 0) FROM @.history")).Scan(&after)
+		}
+		err = b.result(octx, err)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	for {
+		octx, cancel, err := b.op(ctx)
+		if err != nil {
+			return err
+		}
+		rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+pgChangeColumns+" FROM @.history WHERE seq > $1 ORDER BY seq LIMIT $2"), after, want)
+		var chunk []*store.Change
+		if err == nil {
+			chunk, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Change, error) { return scanChange(row) })
+		}
+		err = b.result(octx, err)
+		cancel()
+		if err != nil {
+			return err
+		}
+		for _, ch := range chunk {
+			if err := fn(ch); err != nil {
+				return err
+			}
+		}
+		if len(chunk) < want {
+			return nil
+		}
+		after = int64(chunk[len(chunk)-1].Seq)
+	}
+}
+
+// Changes implements store.Historian.
+func (s *Store) Changes(ctx context.Context, q store.ChangesQuery, fn func(*store.Change) error) error {
+	return s.b.Changes(ctx, q, fn)
+}
+
+// Interface guards.
+var (
+	_ store.Historian = (*Store)(nil)
+	_ store.Historian = (*Backend)(nil)
+)
