@@ -27,7 +27,7 @@ type site struct {
 // newSite resolves ark:12345/x5a and ark:12345/x5b (table entries, one
 // with passthrough), ark:12345/t7… (a template) and urn:isbn:1 (an
 // entry), with its store in a bolt file.
-func newSite(t *testing.T) *site {
+func newSite(t testing.TB) *site {
 	t.Helper()
 	yes := true
 	tbl, err := table.Open(nil, []table.Entry{
@@ -51,7 +51,7 @@ func newSite(t *testing.T) *site {
 }
 
 // open opens the site's store file, until the test ends.
-func (s *site) open(t *testing.T) store.StatsStore {
+func (s *site) open(t testing.TB) store.StatsStore {
 	return testkit.Provision(t, &bolt.Store{Path: s.path})
 }
 
