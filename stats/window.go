@@ -17,14 +17,14 @@ type window struct {
 	res      map[resKey]uint64
 	top      map[string]*sketch // by day
 	notFound map[string]*sketch
-	events   uint64 // how many events it counted
 }
 
 func newWindow() *window {
 	return &window{res: map[resKey]uint64{}, top: map[string]*sketch{}, notFound: map[string]*sketch{}}
 }
 
-// addName counts name on day in the sketch of list, made of size names.
+// addToSketch counts name on day in the sketch of list, made of size
+// names.
 func addToSketch(list map[string]*sketch, day, name string, size int) {
 	s := list[day]
 	if s == nil {
@@ -54,7 +54,6 @@ func (w *window) tally() *tally {
 
 // count adds one event on day to w.
 func (c *Collector) count(w *window, day string, ev event) {
-	w.events++
 	k := resKey{day, c.shoulderOf(ev.res), ev.out.String()}
 	if _, ok := w.res[k]; !ok {
 		if len(w.res) >= maxRows {
