@@ -85,6 +85,7 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 		// One transaction: bbolt splits its pages when it commits, as
 		// full as this says, whatever the order of the keys.
 		bindings.FillPercent, records.FillPercent, keyHist.FillPercent = sortedFill, appendFill, sortedFill
+		tx.Bucket(bucketStates).FillPercent = sortedFill
 		var lastSeq uint64
 		for {
 			if err := ctx.Err(); err != nil {

@@ -561,8 +561,9 @@ func (b *boltDB) mergeChunk() (n int, more bool, err error) {
 		id = bytes.Clone(id)
 		// The bindings come in key order: pages filled as they are
 		// written stay filled.
-		tx.Bucket(bucketBindings).FillPercent = sortedFill
-		tx.Bucket(bucketKeyHist).FillPercent = sortedFill
+		for _, name := range [][]byte{bucketBindings, bucketKeyHist, bucketStates} {
+			tx.Bucket(name).FillPercent = sortedFill
+		}
 		if bk := staged.Bucket(id); bk != nil {
 			var ks, vs [][]byte
 			c := bk.Cursor()

@@ -62,6 +62,7 @@ func indexStates(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
+	states.FillPercent = sortedFill // one transaction, in key order
 	return tx.Bucket(bucketBindings).ForEach(func(k, v []byte) error {
 		b, err := decodeBinding(string(k), v)
 		if err != nil {
