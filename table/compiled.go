@@ -315,11 +315,18 @@ func decodeNAANs(b []byte) ([]string, error) {
 	return naans, nil
 }
 
-// verify checks the whole file's checksum.
+// verify checks the whole file's checksum, reading it in order with
+// read-ahead.
 func (t *Compiled) verify() (err error) {
 	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	if crc32.Checksum(t.data[CompiledHeaderSize:], castagnoli) != t.dataCRC {
+	ahead := newReadAhead(t.data, CompiledHeaderSize, len(t.data))
+	var crc uint32
+	for off := CompiledHeaderSize; off < len(t.data); off += readAheadWindow / 4 {
+		ahead.reach(off)
+		crc = crc32.Update(crc, castagnoli, t.data[off:min(off+readAheadWindow/4, len(t.data))])
+	}
+	if crc != t.dataCRC {
 		return damaged("checksum mismatch: the file is not as it was written")
 	}
 	return nil
@@ -562,12 +569,21 @@ func (t *Compiled) All() iter.Seq2[string, *Assignment] {
 }
 
 // Walk yields every record in order, and returns an error naming the
-// first damaged one.
+// first damaged one. The records and the arena are read in order, with
+// read-ahead.
 func (t *Compiled) Walk(yield func(string, *Assignment) bool) (err error) {
 	defer runtime.KeepAlive(t)
 	defer recoverFault(func() { err = damaged("the file shrank while mapped: a compiled table must be replaced by rename") })
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	recordsOff := CompiledHeaderSize + len(t.slots)
+	arenaOff := recordsOff + len(t.records)
+	records := newReadAhead(t.data, recordsOff, arenaOff)
+	arena := newReadAhead(t.data, arenaOff, arenaOff+len(t.arena))
 	for i := range uint64(t.count) {
+		records.reach(recordsOff + int(i)*CompiledRecordSize)
+		if off := binary.LittleEndian.Uint64(t.records[i*CompiledRecordSize:]); off < uint64(len(t.arena)) {
+			arena.reach(arenaOff + int(off))
+		}
 		r, ok := t.record(i)
 		if !ok {
 			return damaged("record %d", i)

@@ -15,6 +15,9 @@ func mapFile(f *os.File) ([]byte, error) {
 // unmapFile releases what mapFile returned: the garbage collector does.
 func unmapFile([]byte) {}
 
+// willNeed does nothing where the file is read into memory whole.
+func willNeed([]byte, int, int) {}
+
 // fileStamp tells versions of a mapped file apart. Where the file is read
 // into memory instead of mapped, nothing written to it later reaches the
 // table: every stamp is the same, and a table is never found changed.
