@@ -1,13 +1,23 @@
 package ark
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 )
 
 // BenchmarkTableLookup looks up uniformly random keys of a table of
@@ -59,4 +69,88 @@ func BenchmarkTableLookup(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkServeCompiled measures the whole handler answering redirects
+// from a compiled table for uniformly random keys, spelled as the load
+// test spells them (bench/wrk/arks.lua, mode=vary), without the network.
+// ARK_BENCH_COMPILED and ARK_BENCH_KEYS name a compiled table and its keys
+// (gentable -keys, e.g. 10M entries under /work/bench-data); without them,
+// a table of 1M synthetic keys is compiled.
+func BenchmarkServeCompiled(b *testing.B) {
+	path, keys := os.Getenv("ARK_BENCH_COMPILED"), []string(nil)
+	if path == "" {
+		keys = syntheticKeys(1_000_000)
+		dir := b.TempDir()
+		path = filepath.Join(dir, "t.arkt")
+		if _, err := table.Compile([]string{writeSyntheticTable(b, dir, keys)}, path); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		keys = readKeys(b, os.Getenv("ARK_BENCH_KEYS"))
+	}
+	h := &Handler{Tables: []string{path}, Foreign: "404", logger: zap.NewNop()}
+	h.logs = logsum.New(h.logger, time.Minute)
+	t, err := table.Open(h.Tables, nil, true) // verify reads every page: warm
+	if err != nil {
+		b.Fatal(err)
+	}
+	rs, err := h.newResolver(t)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h.resolver.Store(rs)
+	rng := rand.New(rand.NewPCG(3, 5))
+	paths := make([]string, 1<<18)
+	for i := range paths {
+		paths[i] = "/" + varySpelling(rng, keys[rng.IntN(len(keys))])
+	}
+	reqs := make([]*http.Request, len(paths))
+	for i, p := range paths {
+		reqs[i] = httptest.NewRequest(http.MethodGet, p, nil)
+	}
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		clear(w.Header())
+		r := reqs[i&(len(reqs)-1)]
+		r = r.WithContext( // a replacer of its own, as Caddy gives each request
+			context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+		if err := h.ServeHTTP(w, r, next); err != nil || w.Header().Get("Location") == "" {
+			b.Fatalf("%s: %v, %v", paths[i&(len(paths)-1)], err, w.Header())
+		}
+		i++
+	}
+}
+
+// readKeys reads a keys file written by gentable -keys: one ARK a line.
+func readKeys(tb testing.TB, path string) []string {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Fields(string(data))
+}
+
+// varySpelling spells the ARK key in an equivalent way, as arks.lua's
+// mode=vary does: another label, hyphens, an upper-case NAAN, now and
+// then one percent-encoded character.
+func varySpelling(rng *rand.Rand, key string) string {
+	s := strings.TrimPrefix(key, "ark:")
+	for range rng.IntN(4) {
+		p := 1 + rng.IntN(len(s)-1)
+		s = s[:p] + "-" + s[p:]
+	}
+	if rng.IntN(10) < 3 {
+		for p := rng.IntN(len(s)); ; p = (p + 1) % len(s) {
+			if c := s[p]; c >= '0' && c <= '9' || c >= 'a' && c <= 'z' {
+				s = s[:p] + fmt.Sprintf("%%%02X", c) + s[p+1:]
+				break
+			}
+		}
+	}
+	return []string{"ark:", "ark:/", "ARK:/", "Ark:"}[rng.IntN(4)] + s
 }

@@ -16,6 +16,15 @@
 #   bench/compiled.sh pss CADDY TABLE KEYS
 #       two Caddy processes serving TABLE, each warmed by 5 s of wrk: their
 #       Rss and Pss (/proc/PID/smaps_rollup) and the sums
+#   bench/compiled.sh ratio CADDY TABLE KEYS [ROUNDS] [DURATION]
+#       Caddy `respond` and Caddy serving TABLE side by side, each server
+#       pinned to core 0 and wrk (-c50, varied spellings) to core 1; after
+#       a warm-up (every status counted), ROUNDS (default 5) alternations
+#       of DURATION (default 10s) each, the order flipped every round:
+#       req/s of each, the ratio table/respond of each round, the load
+#       (uptime, other processes' share of each core) and the median
+#       ratio. BEFORE=CADDY2 adds a third server, the same table served by
+#       another binary, to compare two builds in one run.
 set -euo pipefail
 cmd=$1 caddy=$(realpath "$2")
 shift 2
@@ -31,9 +40,19 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-# start PORT TABLE EXTRA: start Caddy on PORT serving TABLE; sets spid
+# start PORT TABLE EXTRA: start Caddy on PORT serving TABLE (respond for
+# Caddy's respond instead); sets spid. PIN and BIN (default $caddy) choose
+# the cores and the binary.
 start() {
-	local port=$1 table=$2 extra=${3:-}
+	local port=$1 table=$2 extra=${3:-} site
+	site="ark {
+		naan 12345
+		table $table
+		foreign 404
+		$extra
+	}
+	file_server"
+	[ "$table" = respond ] && site='respond "ok" 200'
 	cat >"$work/$port.Caddyfile" <<EOF
 {
 	admin off
@@ -46,17 +65,11 @@ start() {
 }
 http://:$port {
 	bind 127.0.0.1
-	ark {
-		naan 12345
-		table $table
-		foreign 404
-		$extra
-	}
-	file_server
+	$site
 }
 EOF
 	t0=$(date +%s.%N)
-	timeout --kill-after=5 900 "$caddy" run --config "$work/$port.Caddyfile" >"$work/$port.out" 2>&1 &
+	timeout --kill-after=5 "${LIFETIME:-900}" ${PIN:-} "${BIN:-$caddy}" run --config "$work/$port.Caddyfile" >"$work/$port.out" 2>&1 &
 	local tpid=$!
 	pids+=("$tpid")
 	spid=
@@ -132,6 +145,61 @@ pss)
 		r=$((r + rk)) p=$((p + pk)) an=$((an + ak))
 	done
 	echo "both: Rss $(mib $r) MiB, Pss $(mib $p) MiB, anonymous $(mib $an) MiB"
+	;;
+ratio)
+	table=$1 keys=$2 rounds=${3:-5} dur=${4:-10s}
+	LIFETIME=$((rounds * 3 * (${dur%s} + 10) + 120))
+	PIN="taskset -c 0"
+	names=(respond compiled) ports=(23190 23191) spids=()
+	start 23190 respond
+	spids+=("$spid")
+	start 23191 "$table"
+	spids+=("$spid")
+	if [ -n "${BEFORE:-}" ]; then
+		BIN=$(realpath "$BEFORE") start 23192 "$table"
+		spids+=("$spid")
+		names+=(before) ports+=(23192)
+	fi
+	echo "uptime at start: $(uptime)"
+	echo "warm-up (5 s each, every status counted):"
+	for i in "${!names[@]}"; do
+		echo "  ${names[$i]}: $(taskset -c 1 wrk -t1 -c50 -d5s --timeout 10s -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary check=1 |
+			sed -n 's/.*rps=\([^ ]*\).* statuses=\(.*\)/\1 req\/s, statuses \2/p')"
+	done
+	# busy: the busy ticks of cores 0 and 1 (user, nice, system, irq, softirq, steal)
+	busy() { awk '$1 == "cpu0" || $1 == "cpu1" { printf "%d ", $2 + $3 + $4 + $7 + $8 + $9 } END { print "" }' /proc/stat; }
+	# own PID: the CPU ticks of a process (user + system)
+	own() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+	declare -A rps
+	for r in $(seq "$rounds"); do
+		order=("${!names[@]}")
+		[ $((r % 2)) = 0 ] && mapfile -t order < <(printf '%s\n' "${!names[@]}" | tac)
+		for i in "${order[@]}"; do
+			read -r b0 b1 < <(busy)
+			s0=$(own "${spids[$i]}")
+			u0=$(cut -d' ' -f1 /proc/uptime)
+			out=$(taskset -c 1 wrk -t1 -c50 -d"$dur" --timeout 10s --latency -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary)
+			read -r a0 a1 < <(busy)
+			s1=$(own "${spids[$i]}")
+			u1=$(cut -d' ' -f1 /proc/uptime)
+			rps[$r.$i]=$(sed -n 's/.*ARKS_RESULT rps=\([^ ]*\).*/\1/p' <<<"$out")
+			# core 0: the share not taken by the server measured; core 1: all of it (wrk's core)
+			load=$(awk -v b0="$b0" -v a0="$a0" -v b1="$b1" -v a1="$a1" -v s=$((s1 - s0)) -v u0="$u0" -v u1="$u1" -v hz="$(getconf CLK_TCK)" \
+				'BEGIN { t = (u1 - u0) * hz; o = (a0 - b0 - s) / t * 100; if (o < 0) o = 0
+					printf "server %.0f%% of core 0, others %.0f%%; core 1 %.0f%% busy", s / t * 100, o, (a1 - b1) / t * 100 }')
+			echo "round $r ${names[$i]}: ${rps[$r.$i]} req/s, $(sed -n 's/.*p99_ms=\([^ ]*\).*/p99 \1 ms/p' <<<"$out"); $load; loadavg $(cut -d' ' -f1 /proc/loadavg)"
+		done
+	done
+	for i in "${!names[@]}"; do
+		[ "$i" = 0 ] && continue
+		ratios=()
+		for r in $(seq "$rounds"); do
+			ratios+=("$(awk -v a="${rps[$r.$i]}" -v b="${rps[$r.0]}" 'BEGIN { printf "%.3f", a / b }')")
+		done
+		echo "${names[$i]}/respond by round: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | sort -g |
+			awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+	done
+	echo "uptime at end: $(uptime)"
 	;;
 *)
 	echo "usage: see the head of $0" >&2

@@ -19,6 +19,11 @@
 --                 for the measured runs)
 --   dump=FILE     also write dump_n (default 1000) request paths to FILE at
 --                 start, e.g. to replay them with curl when a check fails
+--   pregen=N      spell N requests at start and send them in random order
+--                 (each repeats about duration x rate / N times): wrk then
+--                 costs a fraction of the CPU per request, so that the
+--                 server, not wrk's core, is the limit (default 0: spell
+--                 every request as it is sent)
 --
 --   wrk -t1 -c50 -d10s --latency -s bench/wrk/arks.lua http://127.0.0.1:9080 -- keys=keys.txt mode=vary
 --
@@ -119,6 +124,7 @@ local function vary(key)
 end
 
 local path_of
+local pregen, npregen = {}, 0
 -- the request around the path: wrk.format's output split at the path
 -- (wrk.format walks the headers table each time: too slow per request)
 local head, tail
@@ -142,6 +148,8 @@ function init(args)
 	local t = wrk.format(nil, "/@PATH@")
 	local i = find(t, "/@PATH@", 1, true)
 	head, tail = sub(t, 1, i - 1), sub(t, i + 7)
+	npregen = tonumber(opt("pregen", "0"))
+	for j = 1, npregen do pregen[j] = head .. path_of(keys[random(nkeys)]) .. tail end
 	local dump = opt("dump", nil)
 	if dump then
 		local f = assert(io.open(dump, "w"))
@@ -165,6 +173,7 @@ path_of = function(key)
 end
 
 function request()
+	if npregen > 0 then return pregen[random(npregen)] end
 	return head .. path_of(keys[random(nkeys)]) .. tail
 end
 
