@@ -270,11 +270,35 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	}
 
+	// Retarget what starts with old.example.org: preview, then confirm.
+	b.open("retarget")
+	b.do("filling the retarget form",
+		chromedp.SendKeys(chromedp.ID("from"), "https://old.example.org/"),
+		chromedp.SendKeys(chromedp.ID("to"), "https://moved.example.org/"),
+		chromedp.SendKeys(chromedp.ID("rt-prefix"), "ark:12345/x5"),
+	)
+	if status := b.submit(`form.stack button[type=submit]`); status != http.StatusOK {
+		t.Fatalf("previewing: %d", status)
+	}
+	b.expectText("#preview-h + p", "This changes the targets of 1 identifier")
+	b.expectText("table", "https://moved.example.org/two")
+	b.checkPlain("retarget")
+	if r := s.lookup("ark:12345/x5two"); r.Binding.Target != "https://old.example.org/two" {
+		t.Fatalf("the preview changed the target: %s", r.Binding.Target)
+	}
+	if status := b.submit(`button.danger`); status != http.StatusOK {
+		t.Fatalf("confirming: %d", status)
+	}
+	b.expectText(".notice", "Changed 1 target in batch")
+	if r := s.lookup("ark:12345/x5two"); r.Binding.Target != "https://moved.example.org/two" {
+		t.Errorf("after confirming: %s", r.Binding.Target)
+	}
+
 	// A form on another site, posting to the console: the browser sends
 	// no cookie with it, and the console refuses it.
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><form method="post" action="%s%sedit/ark:12345/x5two">
-<input type="hidden" name="version" value="1"><input type="hidden" name="status" value="302">
+<input type="hidden" name="version" value="2"><input type="hidden" name="status" value="302">
 <input type="hidden" name="target" value="https://attacker.example/"><button>Win a prize</button></form>`, s.base, consoleUI)
 	}))
 	defer evil.Close()
@@ -283,7 +307,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if status := b.submit("button"); status != http.StatusForbidden {
 		t.Errorf("the cross-site post: %d, want 403", status)
 	}
-	if r := s.lookup("ark:12345/x5two"); r.Binding.Target != "https://old.example.org/two" {
+	if r := s.lookup("ark:12345/x5two"); r.Binding.Target != "https://moved.example.org/two" {
 		t.Errorf("the cross-site post changed the target: %s", r.Binding.Target)
 	}
 

@@ -99,6 +99,10 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 		return p.form(arg != "", func() error { return p.withdrawForm(arg, http.StatusOK, "", "") }, func() error { return p.withdraw(arg) })
 	case "mint":
 		return p.form(arg == "", func() error { return p.mintForm(mintInput{N: "1"}, "", 0) }, p.mint)
+	case "retarget":
+		return p.form(arg == "", func() error { return p.retargetForm(retargetView{}, http.StatusOK, "", "") }, p.retarget)
+	case "undo":
+		return p.only(arg == "", http.MethodPost, p.undo)
 	case "import":
 		return p.form(arg == "", func() error { return p.importForm("", 0) }, p.importFile)
 	case "signout":
