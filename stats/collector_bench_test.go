@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"strconv"
 	"testing"
 )
 
@@ -40,6 +41,39 @@ func BenchmarkObserve(b *testing.B) {
 					c.Observe(res, res.Outcome)
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkCount measures the counting goroutine's work for one answer:
+// how many answers a second one core counts. "same" counts one identifier
+// over and over, "distinct" cycles through 4096 identifiers (a template's),
+// ten times as many as the day's sketch holds, so that nearly every answer
+// takes the place of another name in it.
+func BenchmarkCount(b *testing.B) {
+	s := newSite(b)
+	c := New(Config{}, Options{Store: s.store, Ours: s.rs.Ours})
+	b.Cleanup(func() { c.Close() })
+	var distinct []event
+	for i := range 4096 {
+		res := s.rs.Resolve(context.Background(), "ark:12345/t7"+strconv.Itoa(i))
+		distinct = append(distinct, event{res, res.Outcome})
+	}
+	same := s.rs.Resolve(context.Background(), "ark:12345/x5a")
+	notFound := s.rs.Resolve(context.Background(), "ark:12345/x5nothere")
+	for name, events := range map[string][]event{
+		"same":     {{same, same.Outcome}},
+		"notfound": {{notFound, notFound.Outcome}},
+		"distinct": distinct,
+	} {
+		b.Run(name, func(b *testing.B) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			i := 0
+			for b.Loop() {
+				c.count(c.cur, c.today(), events[i%len(events)])
+				i++
+			}
 		})
 	}
 }

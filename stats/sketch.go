@@ -10,8 +10,8 @@ import "strings"
 // name. Any name requested more than 1/size of the time is held.
 type sketch struct {
 	size  int
-	index map[string]int // name → position in heap
-	heap  []hit          // a min-heap by count
+	index map[string]*hit
+	heap  []*hit // a min-heap by count
 }
 
 // hit is one name of a sketch: count is an upper bound of its requests,
@@ -19,30 +19,33 @@ type sketch struct {
 type hit struct {
 	name       string
 	count, err uint64
+	pos        int // in the heap
 }
 
 func newSketch(size int) *sketch {
-	return &sketch{size: size, index: map[string]int{}}
+	return &sketch{size: size, index: map[string]*hit{}}
 }
 
 // add counts one request for name.
 func (s *sketch) add(name string) {
-	if i, ok := s.index[name]; ok {
-		s.heap[i].count++
-		s.down(i)
+	if h, ok := s.index[name]; ok {
+		h.count++
+		s.down(h.pos)
 		return
 	}
 	name = strings.Clone(name) // name may be part of a long request string
 	if len(s.heap) < s.size {
-		s.heap = append(s.heap, hit{name: name, count: 1})
-		s.index[name] = len(s.heap) - 1
-		s.up(len(s.heap) - 1)
+		h := &hit{name: name, count: 1, pos: len(s.heap)}
+		s.heap = append(s.heap, h)
+		s.index[name] = h
+		s.up(h.pos)
 		return
 	}
-	least := s.heap[0]
+	least := s.heap[0] // its place and its count go to name
 	delete(s.index, least.name)
-	s.heap[0] = hit{name: name, count: least.count + 1, err: least.count}
-	s.index[name] = 0
+	least.name, least.err = name, least.count
+	least.count++
+	s.index[name] = least
 	s.down(0)
 }
 
@@ -58,8 +61,7 @@ func (s *sketch) less(i, j int) bool { return s.heap[i].count < s.heap[j].count 
 
 func (s *sketch) swap(i, j int) {
 	s.heap[i], s.heap[j] = s.heap[j], s.heap[i]
-	s.index[s.heap[i].name] = i
-	s.index[s.heap[j].name] = j
+	s.heap[i].pos, s.heap[j].pos = i, j
 }
 
 func (s *sketch) up(i int) {
