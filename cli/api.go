@@ -44,7 +44,8 @@ func newAPIClient(base, key string, client *http.Client) (*apiClient, error) {
 
 // call sends one request; out, if not nil, receives the JSON answer of a
 // success: decoded into it, copied to it (an io.Writer), or read by it (a
-// func(io.Reader) error). A refusal is returned as an error with its status and reason.
+// func(io.Reader) error, or a func(*http.Response) error for its header
+// too). A refusal is returned as an error with its status and reason.
 func (c *apiClient) call(ctx context.Context, method, path string, body any, out any) error {
 	var in io.Reader
 	if body != nil {
@@ -77,6 +78,9 @@ func (c *apiClient) call(ctx context.Context, method, path string, body any, out
 	}
 	if read, ok := out.(func(io.Reader) error); ok {
 		return read(resp.Body)
+	}
+	if read, ok := out.(func(*http.Response) error); ok {
+		return read(resp)
 	}
 	if w, ok := out.(io.Writer); ok {
 		_, err = io.Copy(w, resp.Body)

@@ -45,6 +45,13 @@ draft-ark-uri-scheme:
 	caddy ark bind <id> <target>    bind an identifier through the API
 	caddy ark withdraw <id> <why>   withdraw an identifier through the API
 	caddy ark export --api <url>    print the API's store as a table file
+	caddy ark ids --api <url>       list and search the API's identifiers
+	caddy ark retarget --api <url> --from <a> --to <b> --dry-run
+	                                change every target starting with a
+	                                to start with b (then --token)
+	caddy ark undo --api <url> <batch>
+	                                undo a retarget
+	caddy ark changes --api <url>   print the recent changes
 	caddy ark targets --api <url>   print what the checks of the targets
 	                                found (broken, suspect, …)
 	caddy ark hash-key              hash a key for the api configuration
@@ -58,7 +65,8 @@ draft-ark-uri-scheme:
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), compileCommand(), exportCommand(), resolveCommand(),
-				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand(), storeCommand(), targetsCommand())
+				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand(), storeCommand(), targetsCommand(),
+				idsCommand(), retargetCommand(), undoCommand(), changesCommand())
 		},
 	})
 }
