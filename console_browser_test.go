@@ -294,6 +294,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("after confirming: %s", r.Binding.Target)
 	}
 
+	// The feed of recent changes has all of them.
+	b.open("changes")
+	b.expectText("table", "target https://old.example.org/two → https://moved.example.org/two")
+	b.expectText("table", "withdrawn: The map was lost in 1944.")
+	b.checkPlain("changes")
+
 	// A form on another site, posting to the console: the browser sends
 	// no cookie with it, and the console refuses it.
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -89,6 +89,8 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 		return p.only(arg == "", http.MethodGet, p.open)
 	case "search":
 		return p.only(arg == "", http.MethodGet, p.search)
+	case "changes":
+		return p.only(arg == "", http.MethodGet, p.changes)
 	case "export":
 		return p.only(arg == "", http.MethodGet, p.export)
 	case "id":
