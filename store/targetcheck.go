@@ -22,9 +22,11 @@ type TargetChecks interface {
 
 	// MarkTargets records that the targets of refs are in use, as of
 	// sweep. A target the store does not hold is added unchecked, due at
-	// its ref's Due. A target it holds keeps its check and takes the
-	// ref's Key; it is paused when every ref of this sweep naming it is
-	// Paused. A target may be named any number of times.
+	// its ref's Due. A target it holds keeps its check, and takes the Key
+	// of the first ref of this sweep naming it; it is paused when every
+	// ref of this sweep naming it is Paused. A target may be named any
+	// number of times: only the first ref of a sweep, and those that
+	// resume a paused target, write anything.
 	MarkTargets(ctx context.Context, sweep uint64, refs []TargetRef) error
 
 	// EndTargetSweep forgets the targets that no MarkTargets of sweep,
@@ -39,6 +41,11 @@ type TargetChecks interface {
 	// and Paused, which MarkTargets keeps. A target the store does not
 	// hold (forgotten by a sweep meanwhile) is left out.
 	PutTargetChecks(ctx context.Context, checks []*TargetCheck) error
+
+	// SetTargetsDue makes the targets that the store holds due at due,
+	// changing nothing else: a check on demand does not undo a result
+	// written meanwhile.
+	SetTargetsDue(ctx context.Context, targets []string, due time.Time) error
 
 	// LookupTargetChecks returns the checks of targets, in the same
 	// order, nil where the store holds none.

@@ -40,8 +40,6 @@ func CheckNow(ctx context.Context, tables []table.Table, st store.Store, p Prefi
 			}
 		}
 		if len(refs) > 0 {
-			// Added, then made due with the others: a sweep may add them
-			// meanwhile, due later.
 			if sweep == 0 {
 				if sweep, err = tc.BeginTargetSweep(ctx); err != nil {
 					return err
@@ -50,19 +48,11 @@ func CheckNow(ctx context.Context, tables []table.Table, st store.Store, p Prefi
 			if err := tc.MarkTargets(ctx, sweep, refs); err != nil {
 				return err
 			}
-			if cs, err = tc.LookupTargetChecks(ctx, targets); err != nil {
-				return err
-			}
-		}
-		due := make([]*store.TargetCheck, 0, len(cs))
-		for _, c := range cs {
-			if c != nil {
-				c.Due = now
-				due = append(due, c)
-			}
 		}
 		clear(batch)
-		return tc.PutTargetChecks(ctx, due)
+		// Those just added too: a sweep may have added them meanwhile,
+		// due later.
+		return tc.SetTargetsDue(ctx, targets, now)
 	}
 	err := EachIdentifier(ctx, tables, st, p, func(key, target string) error {
 		ids++

@@ -139,9 +139,32 @@ func (b *boltDB) BeginTargetSweep(context.Context) (uint64, error) {
 	return sweep, err
 }
 
-// MarkTargets implements store.TargetChecks, in one transaction.
+// MarkTargets implements store.TargetChecks, in one transaction, and in
+// none when every ref was marked already in this sweep: a sweep names a
+// target once per identifier that has it.
 func (b *boltDB) MarkTargets(ctx context.Context, sweep uint64, refs []store.TargetRef) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var fresh []store.TargetRef
+	err := b.view(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketTargets)
+		for _, ref := range refs {
+			if bk == nil {
+				fresh = append(fresh, ref)
+				continue
+			}
+			was, old, err := decodeTarget(bk.Get([]byte(ref.Target)))
+			if err != nil {
+				return err
+			}
+			if old == nil || was < sweep || old.Paused && !ref.Paused {
+				fresh = append(fresh, ref)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(fresh) == 0 {
 		return err
 	}
 	return b.update(func(tx *bolt.Tx) error {
@@ -149,7 +172,7 @@ func (b *boltDB) MarkTargets(ctx context.Context, sweep uint64, refs []store.Tar
 		if err != nil {
 			return err
 		}
-		for _, ref := range refs {
+		for _, ref := range fresh {
 			was, old, err := tb.get(ref.Target)
 			if err != nil {
 				return err
@@ -162,11 +185,13 @@ func (b *boltDB) MarkTargets(ctx context.Context, sweep uint64, refs []store.Tar
 				continue
 			}
 			c := *old
-			c.Key = ref.Key
-			if was == sweep {
-				c.Paused = old.Paused && ref.Paused
-			} else {
-				c.Paused = ref.Paused
+			switch {
+			case was < sweep:
+				c.Key, c.Paused = ref.Key, ref.Paused
+			case old.Paused && !ref.Paused:
+				c.Paused = false
+			default:
+				continue // named before in this sweep, in this batch
 			}
 			if err := tb.put(max(was, sweep), old, &c); err != nil {
 				return err
@@ -287,6 +312,31 @@ func (b *boltDB) PutTargetChecks(_ context.Context, checks []*store.TargetCheck)
 			c := *in
 			c.Key, c.Paused = old.Key, old.Paused
 			c.Due, c.Checked, c.Since = c.Due.UTC(), c.Checked.UTC(), c.Since.UTC()
+			if err := tb.put(was, old, &c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SetTargetsDue implements store.TargetChecks, in one transaction.
+func (b *boltDB) SetTargetsDue(_ context.Context, targets []string, due time.Time) error {
+	return b.update(func(tx *bolt.Tx) error {
+		tb, err := openTargetBuckets(tx)
+		if err != nil {
+			return err
+		}
+		for _, t := range targets {
+			was, old, err := tb.get(t)
+			if err != nil {
+				return err
+			}
+			if old == nil {
+				continue
+			}
+			c := *old
+			c.Due = due.UTC()
 			if err := tb.put(was, old, &c); err != nil {
 				return err
 			}

@@ -52,9 +52,9 @@ func (b *Backend) BeginTargetSweep(ctx context.Context) (uint64, error) {
 	return uint64(sweep), b.result(octx, err)
 }
 
-// MarkTargets implements store.TargetChecks in one statement. A target
-// named twice in refs is merged first: one statement may not change a row
-// twice.
+// MarkTargets implements store.TargetChecks in one statement, which
+// writes only the rows it changes. A target named twice in refs is merged
+// first: one statement may not change a row twice.
 func (b *Backend) MarkTargets(ctx context.Context, sweep uint64, refs []store.TargetRef) error {
 	merged := make(map[string]int, len(refs))
 	var (
@@ -66,7 +66,6 @@ func (b *Backend) MarkTargets(ctx context.Context, sweep uint64, refs []store.Ta
 	)
 	for _, ref := range refs {
 		if i, ok := merged[ref.Target]; ok {
-			keys[i] = ref.Key
 			paused[i] = paused[i] && ref.Paused
 			continue
 		}
@@ -81,9 +80,10 @@ func (b *Backend) MarkTargets(ctx context.Context, sweep uint64, refs []store.Ta
 	defer cancel()
 	_, err = b.pool.Exec(octx, pgSQL(b.schema, `INSERT INTO @.targets AS t (id, target, key, paused, sweep, state, checked, since, due)
 		SELECT i, g, k, p, $5, 'unchecked', '0001-01-01Z', '0001-01-01Z', d FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bool[], $6::timestamptz[]) AS u(i, g, k, p, d)
-		ON CONFLICT (id) DO UPDATE SET key = excluded.key,
-			paused = CASE WHEN t.sweep = excluded.sweep THEN t.paused AND excluded.paused ELSE excluded.paused END,
-			sweep = greatest(t.sweep, excluded.sweep)`),
+		ON CONFLICT (id) DO UPDATE SET key = CASE WHEN t.sweep < excluded.sweep THEN excluded.key ELSE t.key END,
+			paused = CASE WHEN t.sweep < excluded.sweep THEN excluded.paused ELSE false END,
+			sweep = greatest(t.sweep, excluded.sweep)
+		WHERE t.sweep < excluded.sweep OR t.paused AND NOT excluded.paused`),
 		ids, targets, keys, paused, int64(sweep), dues)
 	return b.result(octx, err)
 }
@@ -146,6 +146,21 @@ func (b *Backend) PutTargetChecks(ctx context.Context, checks []*store.TargetChe
 			AS u(i, s, c, f, ck, sn, fi, pg, n, d)
 		WHERE t.id = u.i`),
 		ids, states, codes, failures, checked, since, finals, pgs, notified, dues)
+	return b.result(octx, err)
+}
+
+// SetTargetsDue implements store.TargetChecks in one statement.
+func (b *Backend) SetTargetsDue(ctx context.Context, targets []string, due time.Time) error {
+	ids := make([][]byte, len(targets))
+	for i, t := range targets {
+		ids[i] = targetID(t)
+	}
+	octx, cancel, err := b.op(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	_, err = b.pool.Exec(octx, pgSQL(b.schema, "UPDATE @.targets SET due = $2 WHERE id = ANY($1)"), ids, due.UTC())
 	return b.result(octx, err)
 }
 
@@ -302,6 +317,11 @@ func (s *Store) DueTargets(ctx context.Context, now time.Time, n int) ([]*store.
 // PutTargetChecks implements store.TargetChecks.
 func (s *Store) PutTargetChecks(ctx context.Context, checks []*store.TargetCheck) error {
 	return s.b.PutTargetChecks(ctx, checks)
+}
+
+// SetTargetsDue implements store.TargetChecks.
+func (s *Store) SetTargetsDue(ctx context.Context, targets []string, due time.Time) error {
+	return s.b.SetTargetsDue(ctx, targets, due)
 }
 
 // LookupTargetChecks implements store.TargetChecks.

@@ -62,8 +62,13 @@ func runTargets(t *testing.T, open func(t *testing.T) store.Store, reopen func(t
 		mustMark(t, tc, sweep, ref("https://a.example/1", "ark:12345/a", 2, false), ref("https://a.example/1", "ark:12345/b", 1, false), ref("/local/x", "ark:12345/c", 3, false))
 		mustMark(t, tc, sweep, ref("https://a.example/1", "ark:12345/d", 0, false))
 		c := lookup(t, tc, "https://a.example/1")
-		if c == nil || c.State != store.TargetUnchecked || c.Key != "ark:12345/d" || !c.Due.Equal(base.Add(2*time.Minute)) || !c.Checked.IsZero() || c.Paused {
-			t.Errorf("a target named four times = %+v; want unchecked, the last key, due as first added", c)
+		if c == nil || c.State != store.TargetUnchecked || c.Key != "ark:12345/a" || !c.Due.Equal(base.Add(2*time.Minute)) || !c.Checked.IsZero() || c.Paused {
+			t.Errorf("a target named four times = %+v; want unchecked, the sweep's first key, due as first added", c)
+		}
+		next := mustSweep(t, tc)
+		mustMark(t, tc, next, ref("https://a.example/1", "ark:12345/e", 0, false), ref("https://a.example/1", "ark:12345/f", 0, false))
+		if c := lookup(t, tc, "https://a.example/1"); c.Key != "ark:12345/e" || !c.Due.Equal(base.Add(2*time.Minute)) {
+			t.Errorf("marked by the next sweep: %+v; want its first key, due unchanged", c)
 		}
 		if got := lookup(t, tc, "https://nowhere.example/"); got != nil {
 			t.Errorf("a target never marked = %+v, want nil", got)
@@ -171,6 +176,19 @@ func runTargets(t *testing.T, open func(t *testing.T) store.Store, reopen func(t
 		if got := states(t, tc); got[store.TargetFailing] != 1 || got[store.TargetUnchecked] != 1 {
 			t.Errorf("states = %v, want 1 failing, 1 unchecked", got)
 		}
+		if err := tc.SetTargetsDue(ctx, []string{"https://c.example/a", "https://c.example/unknown"}, base); err != nil {
+			t.Fatal(err)
+		}
+		if got := due(t, tc, 0, 10); !slices.Equal(got, []string{"https://c.example/a"}) {
+			t.Errorf("due at once after SetTargetsDue: %v", got)
+		}
+		if got := lookup(t, tc, "https://c.example/a"); got.State != store.TargetFailing || got.Code != "timeout" || !got.Due.Equal(base) {
+			t.Errorf("SetTargetsDue changed more than the due time: %+v", got)
+		}
+		if c := lookup(t, tc, "https://c.example/unknown"); c != nil {
+			t.Errorf("SetTargetsDue added a target: %+v", c)
+		}
+		want.Due = base
 		back := checks(t, reopen(t, s))
 		if got := lookup(t, back, "https://c.example/a"); got == nil || !sameCheck(got, &want) {
 			t.Errorf("after reopening: %+v, want %+v", got, want)
