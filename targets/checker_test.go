@@ -391,3 +391,26 @@ func TestCheckerNotifiesNewlyBroken(t *testing.T) {
 		t.Errorf("notified %v, want each broken target once", seen)
 	}
 }
+
+// Skipped origins and shoulders are not asked: their targets stay as they
+// were, and the others are checked.
+func TestCheckerSkips(t *testing.T) {
+	skipped := startOrigin(t, func(http.ResponseWriter, *http.Request) {})
+	other := startOrigin(t, func(http.ResponseWriter, *http.Request) {})
+	c := fast()
+	c.Skip = []string{skipped.URL, "ark:12345/x9"}
+	st := startChecker(t, c, map[string]string{
+		"ark:12345/a": skipped.URL + "/a", "ark:12345/x9b": other.URL + "/b", "ark:12345/c": other.URL + "/c",
+	})
+	waitState(t, st, other.URL+"/c", store.TargetOK)
+	checked := len(other.seen("/c"))
+	testkit.WaitFor(t, "two more passes", func() bool { return len(other.seen("/c")) >= checked+2 })
+	if n := len(skipped.seen("")) + len(other.seen("/b")); n != 0 {
+		t.Errorf("%d requests for skipped targets", n)
+	}
+	for _, target := range []string{skipped.URL + "/a", other.URL + "/b"} {
+		if c := checksOf(t, st, target)[0]; c == nil || !c.Paused || c.State != store.TargetUnchecked {
+			t.Errorf("a skipped target: %+v", c)
+		}
+	}
+}
