@@ -39,8 +39,8 @@ const (
 	fetchBatch    = 1000             // the most due targets read at once
 	writeBatch    = 500              // the most results written at once
 	writeEvery    = 200 * time.Millisecond
-	claimFor      = time.Hour // how long a target taken for checking waits before it is taken again, should this process stop
-	originLookout = 30 * time.Second
+	claimFor      = time.Hour              // how long a target taken for checking waits before it is taken again, should this process stop
+	originLookout = 500 * time.Millisecond // an origin's queue holds about this much of its time
 	markBatch     = 1000
 	gaugeEvery    = 30 * time.Second
 )
@@ -60,6 +60,7 @@ type Checker struct {
 	mu        sync.Mutex
 	sites     []Site
 	queues    map[string]*originQueue // by origin: the targets taken and not checked yet
+	slots     map[string]time.Time    // by origin: the latest time a target was deferred to
 	queued    int
 	lastSweep uint64
 	sweepWant bool
@@ -107,6 +108,7 @@ func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, 
 		holder:  fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(holder)),
 		gates:   newGates(set.hostInterval),
 		queues:  map[string]*originQueue{},
+		slots:   map[string]time.Time{},
 		wake:    make(chan struct{}, 1),
 		results: make(chan checked, writeBatch),
 		running: make(chan struct{}, maxRunning),
@@ -303,10 +305,15 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 	if err != nil || len(due) == 0 {
 		return err
 	}
-	perOrigin := max(2, min(1000, int(originLookout/max(ch.set.hostInterval, time.Millisecond))))
+	perOrigin := max(2, int(originLookout/max(ch.set.hostInterval, time.Millisecond))+1)
 	claims := make([]*store.TargetCheck, 0, len(due))
 	taken := map[string][]*store.TargetCheck{}
 	ch.mu.Lock()
+	for o, last := range ch.slots {
+		if last.Before(now) {
+			delete(ch.slots, o) // past: the origin's backlog is gone
+		}
+	}
 	for _, c := range due {
 		origin := internalHost
 		if o, ok := originOf(c.Target); ok {
@@ -319,11 +326,7 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 		claim := *c
 		claims = append(claims, &claim)
 		if waiting >= perOrigin {
-			free := ch.gates.busyUntil(origin)
-			if free.Before(now) {
-				free = now
-			}
-			claim.Due = free.Add(time.Duration(waiting) * ch.set.hostInterval)
+			claim.Due = ch.slot(origin, now, waiting)
 			continue
 		}
 		claim.Due = now.Add(min(claimFor, ch.set.interval))
@@ -350,6 +353,25 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 		}
 	}
 	return nil
+}
+
+// slot returns when a target of origin, whose queue holds waiting
+// targets, can be checked: after the origin's queue and the targets
+// deferred before it, each taking the origin's pace. Deferring a big
+// origin's targets to successive times, rather than all to one, takes
+// each of them from the store about once. The caller holds ch.mu.
+func (ch *Checker) slot(origin string, now time.Time, waiting int) time.Time {
+	pace := max(ch.gates.pace(origin), time.Millisecond)
+	at := ch.gates.busyUntil(origin)
+	if at.Before(now) {
+		at = now
+	}
+	at = at.Add(time.Duration(waiting) * pace)
+	if last := ch.slots[origin]; last.After(at) {
+		at = last.Add(pace)
+	}
+	ch.slots[origin] = at
+	return at
 }
 
 // work checks the targets queued for origin, one after the other.

@@ -22,6 +22,7 @@ type gate struct {
 	turn  chan struct{} // holds the token while no request runs
 	next  time.Time     // the earliest start of the next request; under gates.mu
 	users int           // requests waiting or running; under gates.mu
+	took  time.Duration // how long its last request took; under gates.mu
 }
 
 func newGates(interval time.Duration) *gates {
@@ -79,9 +80,12 @@ func (g *gates) enter(ctx context.Context, origin string) (func(), error) {
 			return nil, ctx.Err()
 		}
 	}
+	start := time.Now()
 	return func() {
 		g.mu.Lock()
-		if next := time.Now().Add(g.interval); next.After(gt.next) {
+		end := time.Now()
+		gt.took = end.Sub(start)
+		if next := end.Add(g.interval); next.After(gt.next) {
 			gt.next = next
 		}
 		g.mu.Unlock()
@@ -104,6 +108,17 @@ func (g *gates) pause(origin string, until time.Time) {
 	if until.After(gt.next) {
 		gt.next = until
 	}
+}
+
+// pace returns how much of origin's time one request takes: the interval
+// and its last request's duration.
+func (g *gates) pace(origin string) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gt := g.by[origin]; gt != nil {
+		return g.interval + gt.took
+	}
+	return g.interval
 }
 
 // busyUntil returns when origin may take its next request.
