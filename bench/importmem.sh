@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/importmem.sh: Caddy's memory around one big import through the API
-# (POST import of N redirects, bench/apiload -mode import), and the bytes
-# the store keeps per binding, for the embedded bbolt store and for
+# (POST import of N redirects, bench/apiload -mode import; with MODE=bulk,
+# one POST bulk of N lines, -mode fill, each line its own write), and the
+# bytes the store keeps per binding, for the embedded bbolt store and for
 # PostgreSQL (a throwaway cluster on loopback), in one run.
 #
 # For each store: a fresh Caddy (admin on loopback, for its Go memory
@@ -18,6 +19,7 @@
 #
 #   flock /tmp/ark-bench.lock bench/importmem.sh             # N=1000000, both stores
 #   N=100000 STORES=bolt SETTLE=10 bench/importmem.sh
+#   MODE=bulk N=50000 STORES=bolt bench/importmem.sh
 #   CADDY=/path/to/caddy bench/importmem.sh                  # a caddy built elsewhere
 # Every process is started here, bounded by timeout, and stopped by PID.
 set -euo pipefail
@@ -27,6 +29,7 @@ N=${N:-1000000}
 STORES=${STORES:-bolt postgres}
 ORDER=${ORDER:-}   # "random" for the identifiers in a random order
 TABLE=${TABLE:-}   # a table file to import instead (N is then ignored)
+MODE=${MODE:-import} # or bulk
 SETTLE=${SETTLE:-60}
 DATA=${DATA:-/work/bench-data/importmem}
 CADDY=${CADDY:-}
@@ -98,7 +101,7 @@ settle() {
 	done
 }
 
-echo "bench/importmem.sh N=$N ORDER=${ORDER:-in order} TABLE=${TABLE:-none}, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), caddy $CADDY; uptime before: $(uptime | sed 's/.*load average/load average/')"
+echo "bench/importmem.sh MODE=$MODE N=$N ORDER=${ORDER:-in order} TABLE=${TABLE:-none}, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), caddy $CADDY; uptime before: $(uptime | sed 's/.*load average/load average/')"
 for store in $STORES; do
 	case $store in
 	bolt)
@@ -151,7 +154,11 @@ EOF
 	order=()
 	[ "$ORDER" = random ] && order=(-order random)
 	[ -n "$TABLE" ] && order=(-table "$TABLE")
-	timeout 1800 "${pin_client[@]}" "$DATA/apiload" -api "$api" -mode import -n "$N" "${order[@]}" -keys "$DATA/keys.txt" | sed "s/^/$store /"
+	if [ "$MODE" = bulk ]; then
+		timeout 3600 "${pin_client[@]}" "$DATA/apiload" -api "$api" -mode fill -n "$N" -keys "$DATA/keys.txt" | sed "s/^/$store /"
+	else
+		timeout 1800 "${pin_client[@]}" "$DATA/apiload" -api "$api" -mode import -n "$N" "${order[@]}" -keys "$DATA/keys.txt" | sed "s/^/$store /"
+	fi
 	memory "import returned"
 	curl -s -o "$DATA/$store-heap-returned.pb.gz" "http://127.0.0.1:$admin/debug/pprof/heap?gc=1"
 	settle

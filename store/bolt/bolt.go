@@ -178,6 +178,9 @@ type boltDB struct {
 	dev, ino uint64      // the file's identity when opened, 0 where unknown
 	damaged  atomic.Bool // a call panicked inside bbolt: every call fails
 	gone     atomic.Bool // the path no longer names the file (logged once)
+
+	written atomic.Int64 // bindings written one at a time since memory was last given back (see wrote)
+	quiet   *time.Timer  // gives that memory back once writes pause; nil when opened read only
 }
 
 // boltWatcher is one Watch call.
@@ -260,6 +263,8 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 		path:     path,
 	}
 	b.dev, b.ino = osfile.ID(fi)
+	b.quiet = time.AfterFunc(time.Hour, b.releaseWritten)
+	b.quiet.Stop()
 	b.closing, b.close = context.WithCancel(context.Background())
 	go b.mergeLoop()
 	b.kickMerger() // an import committed before the process stopped
@@ -437,6 +442,7 @@ func OpenReadOnly(path string) (s store.Store, close func() error, err error) {
 // transactions and goes on when the file is opened again.
 func (b *boltDB) Destruct() error {
 	b.close()
+	b.quiet.Stop()
 	<-b.merged
 	return b.db.Close()
 }
@@ -578,6 +584,7 @@ func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error)
 		return nil, err
 	}
 	b.notify([]string{w.Binding.Key})
+	b.wrote(1)
 	return stored, nil
 }
 
@@ -610,6 +617,7 @@ func (b *boltDB) Reserve(_ context.Context, bs []store.Binding, by string) ([]bo
 	}
 	if len(keys) > 0 {
 		b.notify(keys)
+		b.wrote(len(keys))
 	}
 	return stored, nil
 }

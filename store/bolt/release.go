@@ -3,15 +3,38 @@ package bolt
 import (
 	"runtime/debug"
 	"runtime/metrics"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap"
 )
 
 // releaseAfter is the fewest bindings a write must move (an import merged,
-// or failed after staging, a dump loaded) for the store to give back the
-// memory it leaves behind (see release).
+// or failed after staging, a dump loaded; or writes of one binding or a
+// few, such as bulk lines and mints, in a row) for the store to give back
+// the memory it leaves behind (see release).
 const releaseAfter = 10000
+
+// releaseQuiet is how long writes of a binding or a few at a time must
+// pause, after releaseAfter of them, for the store to give back the
+// memory they took.
+const releaseQuiet = 2 * time.Second
+
+// wrote counts n bindings written by Apply or Reserve. Past releaseAfter
+// of them, the memory they took is given back once writes have paused for
+// releaseQuiet: a bulk request or a run of mints has ended.
+func (b *boltDB) wrote(n int) {
+	if b.written.Add(int64(n)) >= releaseAfter && b.quiet != nil {
+		b.quiet.Reset(releaseQuiet)
+	}
+}
+
+// releaseWritten gives back the memory of the writes counted by wrote.
+func (b *boltDB) releaseWritten() {
+	if n := b.written.Swap(0); n >= releaseAfter && b.closing.Err() == nil {
+		b.release(int(n))
+	}
+}
 
 // release gives back the memory that a big write of n bindings leaves
 // behind, once it is done: the pages of the file that bbolt's read-only
