@@ -25,8 +25,8 @@ const listTimeoutFactor = 15
 // List implements store.Lister with keyset pagination on the key, a
 // query of at most q.Want rows at a time, holding no pooled connection
 // while fn runs. A state's rows come from its partial index; text is
-// looked for with ILIKE in binding_text(target, meta), which a trigram
-// index serves where pg_trgm was available when the schema was migrated.
+// looked for with ILIKE (see textMatch), which a trigram index serves
+// where pg_trgm was available when the schema was migrated.
 func (b *Backend) List(ctx context.Context, q store.ListQuery, fn func(*store.Binding) error) error {
 	if err := b.allow(); err != nil {
 		return err
@@ -86,10 +86,28 @@ func listSQL(q store.ListQuery, want int) (string, []any) {
 		where = append(where, p)
 	}
 	if q.Text != "" {
-		where = append(where, "@.binding_text(target, meta) ILIKE "+arg("%"+likeEscaper.Replace(q.Text)+"%"))
+		where = append(where, textMatch(arg("%"+likeEscaper.Replace(q.Text)+"%"), q.Text))
 	}
 	limit := arg(want)
 	return "SELECT " + pgColumns + " FROM @.bindings WHERE " + strings.Join(where, " AND ") + " ORDER BY key LIMIT " + limit, args
+}
+
+// pgTextColumns is the text that the trigram index of migration 6 holds
+// for a binding: its target and its metadata as jsonb writes them out.
+const pgTextColumns = "(target || ' ' || coalesce(meta::text, ''))"
+
+// textMatch is the condition that the target or a metadata value of a
+// binding holds text, with pattern the parameter of its ILIKE pattern.
+// Metadata written out hold a value's text as it is, unless it escapes
+// characters (quotes, backslashes; text has no control characters): for
+// text without them, the indexed pgTextColumns are asked first, and only
+// the rows they match are looked at closely.
+func textMatch(pattern, text string) string {
+	exact := "(target ILIKE " + pattern + " OR EXISTS (SELECT FROM jsonb_each_text(meta) AS m(k, v) WHERE v ILIKE " + pattern + "))"
+	if strings.ContainsAny(text, `"\`) {
+		return exact
+	}
+	return pgTextColumns + " ILIKE " + pattern + " AND " + exact
 }
 
 // likeEscaper escapes LIKE's wildcards and its escape character.
