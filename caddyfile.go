@@ -60,6 +60,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			host_interval <duration>
 //			timeout <duration>
 //			failures <n>
+//			max_rate <checks per second>
 //			allow_private
 //			user_agent <string>
 //			skip <origin or shoulder>...

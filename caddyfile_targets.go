@@ -15,6 +15,7 @@ import (
 //		host_interval <duration>
 //		timeout <duration>
 //		failures <n>
+//		max_rate <checks per second>
 //		allow_private
 //		user_agent <string>
 //		skip <origin or shoulder>...
@@ -61,6 +62,15 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 				}
 				c.Failures = n
 			}
+		case "max_rate":
+			var s string
+			if err = unmarshalOne(d, &s); err == nil {
+				r, convErr := strconv.ParseFloat(s, 64)
+				if convErr != nil || r <= 0 {
+					return d.Errf("targets_check: max_rate: %q is not a positive number of checks per second", s)
+				}
+				c.MaxRate = r
+			}
 		case "allow_private":
 			c.AllowPrivate = true
 			if d.NextArg() {
@@ -77,7 +87,7 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 		case "notify":
 			err = unmarshalOne(d, &c.Notify)
 		default:
-			err = d.Errf("targets_check: unknown option %q (it takes interval, host_interval, timeout, failures, allow_private, user_agent, skip and notify)", d.Val())
+			err = d.Errf("targets_check: unknown option %q (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)", d.Val())
 		}
 		if err != nil {
 			return err

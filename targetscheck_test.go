@@ -158,6 +158,7 @@ func TestTargetsCheckCaddyfileErrors(t *testing.T) {
 	for block, want := range map[string]string{
 		"interval 10ms":            "interval 10ms: must be at least 1s",
 		"failures none":            `failures: "none" is not a positive number`,
+		"max_rate 0":               `max_rate: "0" is not a positive number`,
 		"timeout soon":             `timeout: "soon" is not a duration`,
 		"skip":                     "skip: want an origin",
 		"skip example.org":         `skip "example.org"`,

@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"go.uber.org/zap"
+	"golang.org/x/time/rate"
 )
 
 // Site is a site whose targets are checked: what the handler gives the
@@ -55,6 +56,7 @@ type Checker struct {
 	holder string
 	logger *zap.Logger
 	gates  *gates
+	rate   *rate.Limiter // max_rate
 	fetch  *fetcher
 
 	mu        sync.Mutex
@@ -107,6 +109,7 @@ func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, 
 		set: set, st: st, tc: tc, logger: logger,
 		holder:  fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(holder)),
 		gates:   newGates(set.hostInterval),
+		rate:    rate.NewLimiter(rate.Limit(set.maxRate), 1),
 		queues:  map[string]*originQueue{},
 		slots:   map[string]time.Time{},
 		wake:    make(chan struct{}, 1),
@@ -389,6 +392,9 @@ func (ch *Checker) work(ctx context.Context, origin string, q *originQueue) {
 		q.items = q.items[1:]
 		ch.queued--
 		ch.mu.Unlock()
+		if ch.rate.Wait(ctx) != nil {
+			continue
+		}
 		select {
 		case ch.running <- struct{}{}:
 		case <-ctx.Done():

@@ -414,3 +414,37 @@ func TestCheckerSkips(t *testing.T) {
 		}
 	}
 }
+
+// max_rate bounds the checks a second over every origin.
+func TestCheckerMaxRate(t *testing.T) {
+	var mu sync.Mutex
+	var at []time.Time
+	entries := map[string]string{}
+	for i := range 12 {
+		o := startOrigin(t, func(http.ResponseWriter, *http.Request) {
+			mu.Lock()
+			at = append(at, time.Now())
+			mu.Unlock()
+		})
+		entries[fmt.Sprintf("ark:12345/r%d", i)] = o.URL + "/x"
+	}
+	c := fast()
+	c.Interval = targets.Duration(time.Hour)
+	c.HostInterval = 0
+	c.MaxRate = 4
+	st := startChecker(t, c, entries)
+	if _, err := targets.CheckNow(context.Background(), []table.Table{mustTable(t, entries)}, st, targets.Prefix{}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "every target checked", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(at) >= 12
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	// 12 checks at 4 a second, the first at once: at least 2.75 s.
+	if d := at[len(at)-1].Sub(at[0]); d < 2500*time.Millisecond {
+		t.Errorf("12 checks at max_rate 4 took %v, want at least 2.75s", d)
+	}
+}

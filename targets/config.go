@@ -48,6 +48,13 @@ type Config struct {
 	// now: they keep their last result.
 	Skip []string `json:"skip,omitempty"`
 
+	// The most checks per second, over every origin: it bounds what the
+	// checks take from the site (CPU, connections, writes to the store),
+	// so that its answers are not slowed. A pass of N targets needs
+	// N/max_rate seconds at least: 50 a second check 10^6 targets in
+	// under 6 hours. Default 50.
+	MaxRate float64 `json:"max_rate,omitempty"`
+
 	// An http(s) URL that receives, once per pass (interval), the targets
 	// that became broken during it, as a JSON POST.
 	Notify string `json:"notify,omitempty"`
@@ -59,6 +66,7 @@ const (
 	DefaultHostInterval = time.Second
 	DefaultTimeout      = 30 * time.Second
 	DefaultFailures     = 3
+	DefaultMaxRate      = 50
 
 	MinInterval = time.Second
 	MaxFailures = 100
@@ -69,6 +77,7 @@ type settings struct {
 	site                            string
 	interval, hostInterval, timeout time.Duration
 	failures                        int
+	maxRate                         float64
 	allowPrivate                    bool
 	userAgent                       string
 	skipOrigins                     map[string]bool
@@ -87,7 +96,7 @@ func (c *Config) Validate() error {
 func (c *Config) settings(site string) (*settings, error) {
 	s := &settings{
 		site:     site,
-		interval: DefaultInterval, hostInterval: DefaultHostInterval, timeout: DefaultTimeout, failures: DefaultFailures,
+		interval: DefaultInterval, hostInterval: DefaultHostInterval, timeout: DefaultTimeout, failures: DefaultFailures, maxRate: DefaultMaxRate,
 		allowPrivate: c.AllowPrivate, userAgent: c.UserAgent, skipOrigins: map[string]bool{}, notify: c.Notify,
 	}
 	switch {
@@ -99,6 +108,8 @@ func (c *Config) settings(site string) (*settings, error) {
 		return nil, fmt.Errorf("targets_check: timeout %v: must be positive", time.Duration(c.Timeout))
 	case c.Failures < 0 || c.Failures > MaxFailures:
 		return nil, fmt.Errorf("targets_check: failures %d: must be between 1 and %d", c.Failures, MaxFailures)
+	case c.MaxRate < 0:
+		return nil, fmt.Errorf("targets_check: max_rate %v: must be positive", c.MaxRate)
 	case strings.ContainsAny(c.UserAgent, "\r\n"):
 		return nil, errors.New("targets_check: user_agent: must be one line")
 	}
@@ -113,6 +124,9 @@ func (c *Config) settings(site string) (*settings, error) {
 	}
 	if c.Failures > 0 {
 		s.failures = c.Failures
+	}
+	if c.MaxRate > 0 {
+		s.maxRate = c.MaxRate
 	}
 	if s.userAgent == "" {
 		s.userAgent = "caddy-ark target check"

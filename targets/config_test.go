@@ -23,6 +23,8 @@ func TestConfigValidate(t *testing.T) {
 		{`{"skip": ["repo.example.org"]}`, "want an origin"},
 		{`{"notify": "mailto:x@example.org"}`, "notify"},
 		{`{"user_agent": "a\nb"}`, "one line"},
+		{`{"max_rate": -1}`, "max_rate -1: must be positive"},
+		{`{"max_rate": 0.5}`, ""},
 		{`{"interval": "soon"}`, "soon"},
 	} {
 		var cfg Config

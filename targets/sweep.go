@@ -130,6 +130,16 @@ func (ch *Checker) sweep(ctx context.Context) error {
 	ch.mu.Unlock()
 	ch.logger.Info("targets_check: swept the targets", zap.Uint64("sweep", n), zap.Int("identifiers", ids),
 		zap.Int("forgotten", removed), zap.Duration("took", time.Since(start)))
+	if states, err := ch.tc.TargetStates(ctx); err == nil {
+		total := 0
+		for _, n := range states {
+			total += n
+		}
+		if need := time.Duration(float64(total) / ch.set.maxRate * float64(time.Second)); need > ch.set.interval {
+			ch.logger.Warn("targets_check: a pass cannot check every target within the interval at max_rate: raise max_rate or the interval",
+				zap.Int("targets", total), zap.Float64("max_rate", ch.set.maxRate), zap.Duration("interval", ch.set.interval), zap.Duration("pass_needs", need))
+		}
+	}
 	ch.poke()
 	return nil
 }
