@@ -131,9 +131,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 // the path as sent: when the request holds raw non-ASCII bytes,
 // URL.EscapedPath re-escapes the decoded path, turning "%2F" into "/".
 func requestCore(r *http.Request) (string, bool) {
-	p := r.URL.EscapedPath()
-	if r.URL.RawPath != "" {
-		p = escapeRaw(r.URL.RawPath) // the path as sent, when it differs from Go's escaping of URL.Path
+	p := r.URL.RawPath
+	if p != "" {
+		p = escapeRaw(p) // the path as sent, when it differs from Go's escaping of URL.Path
+	} else {
+		p = r.URL.EscapedPath()
 	}
 	if len(p) < 5 || p[0] != '/' {
 		return "", false

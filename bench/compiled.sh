@@ -24,7 +24,9 @@
 #       req/s of each, the ratio table/respond of each round, the load
 #       (uptime, other processes' share of each core) and the median
 #       ratio. BEFORE=CADDY2 adds a third server, the same table served by
-#       another binary, to compare two builds in one run.
+#       another binary, to compare two builds in one run. PREGEN=N spells N
+#       requests ahead (arks.lua pregen=N), so that wrk's core is not the
+#       limit. Each round also gives the server's CPU time per request.
 set -euo pipefail
 cmd=$1 caddy=$(realpath "$2")
 shift 2
@@ -85,6 +87,7 @@ EOF
 	done
 	t1=$(date +%s.%N)
 }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 kib() { awk -v f="$2" '$1 == f":" {print $2}' "$1"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 loadtime() { grep '"table loaded"' "$work/$1.log" | tail -1 | sed 's/.*"duration":\([0-9.e+-]*\).*/\1/'; }
@@ -163,14 +166,14 @@ ratio)
 	echo "uptime at start: $(uptime)"
 	echo "warm-up (5 s each, every status counted):"
 	for i in "${!names[@]}"; do
-		echo "  ${names[$i]}: $(taskset -c 1 wrk -t1 -c50 -d5s --timeout 10s -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary check=1 |
+		echo "  ${names[$i]}: $(taskset -c 1 wrk -t1 -c50 -d5s --timeout 10s -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary check=1 ${PREGEN:+pregen=$PREGEN} |
 			sed -n 's/.*rps=\([^ ]*\).* statuses=\(.*\)/\1 req\/s, statuses \2/p')"
 	done
 	# busy: the busy ticks of cores 0 and 1 (user, nice, system, irq, softirq, steal)
 	busy() { awk '$1 == "cpu0" || $1 == "cpu1" { printf "%d ", $2 + $3 + $4 + $7 + $8 + $9 } END { print "" }' /proc/stat; }
 	# own PID: the CPU ticks of a process (user + system)
 	own() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-	declare -A rps
+	declare -A rps cpu
 	for r in $(seq "$rounds"); do
 		order=("${!names[@]}")
 		[ $((r % 2)) = 0 ] && mapfile -t order < <(printf '%s\n' "${!names[@]}" | tac)
@@ -178,26 +181,29 @@ ratio)
 			read -r b0 b1 < <(busy)
 			s0=$(own "${spids[$i]}")
 			u0=$(cut -d' ' -f1 /proc/uptime)
-			out=$(taskset -c 1 wrk -t1 -c50 -d"$dur" --timeout 10s --latency -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary)
+			out=$(taskset -c 1 wrk -t1 -c50 -d"$dur" --timeout 10s --latency -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary ${PREGEN:+pregen=$PREGEN})
 			read -r a0 a1 < <(busy)
 			s1=$(own "${spids[$i]}")
 			u1=$(cut -d' ' -f1 /proc/uptime)
 			rps[$r.$i]=$(sed -n 's/.*ARKS_RESULT rps=\([^ ]*\).*/\1/p' <<<"$out")
+			reqs=$(sed -n 's/.*ARKS_RESULT .* requests=\([0-9]*\).*/\1/p' <<<"$out")
+			cpu[$r.$i]=$(awk -v s=$((s1 - s0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", s / hz / n * 1e6 }')
 			# core 0: the share not taken by the server measured; core 1: all of it (wrk's core)
 			load=$(awk -v b0="$b0" -v a0="$a0" -v b1="$b1" -v a1="$a1" -v s=$((s1 - s0)) -v u0="$u0" -v u1="$u1" -v hz="$(getconf CLK_TCK)" \
 				'BEGIN { t = (u1 - u0) * hz; o = (a0 - b0 - s) / t * 100; if (o < 0) o = 0
 					printf "server %.0f%% of core 0, others %.0f%%; core 1 %.0f%% busy", s / t * 100, o, (a1 - b1) / t * 100 }')
-			echo "round $r ${names[$i]}: ${rps[$r.$i]} req/s, $(sed -n 's/.*p99_ms=\([^ ]*\).*/p99 \1 ms/p' <<<"$out"); $load; loadavg $(cut -d' ' -f1 /proc/loadavg)"
+			echo "round $r ${names[$i]}: ${rps[$r.$i]} req/s, ${cpu[$r.$i]} µs of server CPU a request, $(sed -n 's/.*p99_ms=\([^ ]*\).*/p99 \1 ms/p' <<<"$out"); $load; loadavg $(cut -d' ' -f1 /proc/loadavg)"
 		done
 	done
 	for i in "${!names[@]}"; do
 		[ "$i" = 0 ] && continue
-		ratios=()
+		ratios=() cpuratios=()
 		for r in $(seq "$rounds"); do
 			ratios+=("$(awk -v a="${rps[$r.$i]}" -v b="${rps[$r.0]}" 'BEGIN { printf "%.3f", a / b }')")
+			cpuratios+=("$(awk -v a="${cpu[$r.$i]}" -v b="${cpu[$r.0]}" 'BEGIN { printf "%.3f", b / a }')")
 		done
-		echo "${names[$i]}/respond by round: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | sort -g |
-			awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+		echo "${names[$i]}/respond req/s by round: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | median)"
+		echo "${names[$i]}/respond requests per CPU second (respond's CPU a request / this one's) by round: ${cpuratios[*]}; median $(printf '%s\n' "${cpuratios[@]}" | median)"
 	done
 	echo "uptime at end: $(uptime)"
 	;;

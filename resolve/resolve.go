@@ -63,11 +63,13 @@ type Resolution struct {
 }
 
 // Resolve returns the resolution of core, the escaped request path without
-// its leading "/" and without query. An ARK spelled in normal form that is
-// in the table, or bound in the store cache, is answered straight from it,
-// and a core that does not parse is refused straight away: all cost less
-// than a round trip through the cache (BENCHMARKS.md). The cache is in front of the rest: repaired
-// spellings, ancestors, templates, foreign and unknown identifiers.
+// its leading "/" and without query. An ARK that is in the table, in any
+// spelling, is answered straight from it, as is one spelled in normal form
+// that is bound in the store cache, and a core that does not parse is
+// refused straight away: each costs less than a round trip through the
+// cache, which a request in a spelling never seen before would make in
+// vain (BENCHMARKS.md). The cache is in front of the rest: ancestors,
+// templates, foreign and unknown identifiers, the store.
 func (rs *Resolver) Resolve(ctx context.Context, core string) *Resolution {
 	if isURN(core) {
 		return rs.cached(core, func() *Resolution { return rs.computeURN(ctx, core) })
@@ -76,10 +78,11 @@ func (rs *Resolver) Resolve(ctx context.Context, core string) *Resolution {
 	if err != nil {
 		return refusal(err) // costs less than asking the cache
 	}
-	if a.Key() == core {
-		if e, ok := rs.table.Lookup(core); ok {
-			return (&Resolution{Key: core, Ark: a, IsARK: true, Shoulder: a.Shoulder()}).fromEntry(e, "exact", core, "")
-		}
+	key := a.Key()
+	if e, ok := rs.table.Lookup(key); ok {
+		return (&Resolution{Key: key, Ark: a, IsARK: true, Shoulder: a.Shoulder()}).fromEntry(e, "exact", key, "")
+	}
+	if key == core {
 		if res := rs.cachedStoreBinding(a); res != nil {
 			return res
 		}
@@ -106,16 +109,14 @@ func (rs *Resolver) cached(core string, compute func() *Resolution) *Resolution 
 
 func isURN(core string) bool { return len(core) >= 4 && strings.EqualFold(core[:4], "urn:") }
 
-// computeARK resolves a parsed ARK.
+// computeARK resolves a parsed ARK that the table does not hold (Resolve
+// looked).
 func (rs *Resolver) computeARK(ctx context.Context, a normalize.ARK) *Resolution {
 	if a.NAAN() == normalize.InvalidNAAN {
 		return &Resolution{Outcome: OutcomeInvalid, Status: http.StatusBadRequest,
 			Reason: "NAAN " + normalize.InvalidNAAN + " is reserved for invalid ARKs"}
 	}
 	res := &Resolution{Key: a.Key(), Ark: a, IsARK: true, Shoulder: a.Shoulder()}
-	if e, ok := rs.table.Lookup(res.Key); ok {
-		return res.fromEntry(e, "exact", res.Key, "")
-	}
 	if _, ours := rs.ours[a.NAAN()]; ours && rs.store != nil {
 		if done := rs.fromStore(ctx, res, a); done != nil {
 			return done

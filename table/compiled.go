@@ -97,6 +97,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
@@ -399,10 +400,31 @@ func decodeCompiledRecord(b, arena []byte, base uint64) (r compiledRecord, ok bo
 	return r, flags&^1 == 0
 }
 
+// targetRoom is the longest target an assignment copied out of a mapping
+// holds in its own allocation (compiledAssignment): most targets are
+// shorter.
+const targetRoom = 88
+
+// compiledAssignment is an Assignment with room for its target, so that a
+// lookup allocates once for both.
+type compiledAssignment struct {
+	a      Assignment
+	target [targetRoom]byte
+}
+
 // assignment copies r out of the mapping; ok is false if its metadata is
 // malformed.
 func (r *compiledRecord) assignment() (*Assignment, bool) {
-	a := &Assignment{Target: string(r.target), Status: r.status, Passthrough: r.passthrough}
+	var a *Assignment
+	if n := len(r.target); n > 0 && n <= targetRoom {
+		ca := new(compiledAssignment)
+		copy(ca.target[:], r.target)
+		ca.a.Target = unsafe.String(&ca.target[0], n) // never written again: the string keeps ca alive
+		a = &ca.a
+	} else {
+		a = &Assignment{Target: string(r.target)}
+	}
+	a.Status, a.Passthrough = r.status, r.passthrough
 	if len(r.meta) == 0 {
 		return a, true
 	}
