@@ -36,6 +36,7 @@ const (
 	leaseTTL      = 30 * time.Second // how long a lease runs unless renewed
 	leaseRenew    = 10 * time.Second // how often the holder renews it, and others try to take it
 	maxQueued     = 10000            // the most targets taken from the store and not checked yet
+	queuedFor     = time.Minute      // and at most this long of max_rate's checks
 	maxRunning    = 64               // the most checks under way at once
 	fetchBatch    = 1000             // the most due targets read at once
 	writeBatch    = 500              // the most results written at once
@@ -298,7 +299,7 @@ func (ch *Checker) renew(ctx context.Context) bool {
 // when the origin will be free.
 func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 	ch.mu.Lock()
-	room := maxQueued - ch.queued
+	room := min(maxQueued, max(100, int(ch.set.maxRate*queuedFor.Seconds()))) - ch.queued
 	ch.mu.Unlock()
 	if room <= 0 {
 		return nil
