@@ -86,14 +86,15 @@ func markBatch(tx *bolt.Tx, batch, seq uint64) error {
 	return sb.Put(seqKey, batchKey)
 }
 
-// BatchChanges implements store.Batcher.
+// BatchChanges implements store.Batcher, batchChunk records per read
+// transaction.
 func (b *boltDB) BatchChanges(ctx context.Context, batch uint64, fn func(*store.Change) error) error {
 	prefix := be.BigEndian.AppendUint64(nil, batch)
-	after := prefix
-	for {
+	return store.PageChanges(0, batchChunk, func(after uint64) ([]*store.Change, error) {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
+		from := be.BigEndian.AppendUint64(prefix[:8:8], after)
 		var chunk []*store.Change
 		err := b.view(func(tx *bolt.Tx) error {
 			bh := tx.Bucket(bucketBatchHist)
@@ -101,8 +102,8 @@ func (b *boltDB) BatchChanges(ctx context.Context, batch uint64, fn func(*store.
 				return nil
 			}
 			c := bh.Cursor()
-			k, _ := c.Seek(after)
-			if bytes.Equal(k, after) {
+			k, _ := c.Seek(from)
+			if bytes.Equal(k, from) {
 				k, _ = c.Next()
 			}
 			for ; k != nil && bytes.HasPrefix(k, prefix) && len(chunk) < batchChunk; k, _ = c.Next() {
@@ -114,19 +115,8 @@ func (b *boltDB) BatchChanges(ctx context.Context, batch uint64, fn func(*store.
 			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
-		for _, ch := range chunk {
-			if err := fn(ch); err != nil {
-				return err
-			}
-		}
-		if len(chunk) < batchChunk {
-			return nil
-		}
-		after = be.BigEndian.AppendUint64(prefix[:8:8], chunk[len(chunk)-1].Seq)
-	}
+		return chunk, err
+	}, fn)
 }
 
 // readChange reads the history record of seq (8 bytes), with its batch.

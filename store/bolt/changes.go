@@ -25,9 +25,9 @@ func (b *boltDB) Changes(ctx context.Context, q store.ChangesQuery, fn func(*sto
 			return err
 		}
 	}
-	for {
+	return store.PageChanges(after, want, func(after uint64) ([]*store.Change, error) {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		var chunk []*store.Change
 		err := b.view(func(tx *bolt.Tx) error {
@@ -41,19 +41,8 @@ func (b *boltDB) Changes(ctx context.Context, q store.ChangesQuery, fn func(*sto
 			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
-		for _, ch := range chunk {
-			if err := fn(ch); err != nil {
-				return err
-			}
-		}
-		if len(chunk) < want {
-			return nil
-		}
-		after = chunk[len(chunk)-1].Seq
-	}
+		return chunk, err
+	}, fn)
 }
 
 // seqBefore returns the sequence number just before the first record

@@ -126,32 +126,28 @@ func (b *Backend) BatchChanges(ctx context.Context, batch uint64, fn func(*store
 	if batch > math.MaxInt64 {
 		return nil
 	}
-	for after := int64(0); ; {
-		octx, cancel, err := b.op(ctx)
-		if err != nil {
-			return err
-		}
-		rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+pgChangeColumns+" FROM @.history WHERE batch = $1 AND seq > $2 ORDER BY seq LIMIT $3"),
-			int64(batch), after, batchChunk)
-		var chunk []*store.Change
-		if err == nil {
-			chunk, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Change, error) { return scanChange(row) })
-		}
-		err = b.result(octx, err)
-		cancel()
-		if err != nil {
-			return err
-		}
-		for _, ch := range chunk {
-			if err := fn(ch); err != nil {
-				return err
-			}
-		}
-		if len(chunk) < batchChunk {
-			return nil
-		}
-		after = int64(chunk[len(chunk)-1].Seq)
+	return store.PageChanges(0, batchChunk, func(after uint64) ([]*store.Change, error) {
+		return b.queryChanges(ctx, "WHERE batch = $1 AND seq > $2 ORDER BY seq LIMIT $3", int64(batch), int64(after), batchChunk)
+	}, fn)
+}
+
+// queryChanges returns the history records that where (the rest of a
+// SELECT from @.history after FROM) selects, in one operation.
+func (b *Backend) queryChanges(ctx context.Context, where string, args ...any) ([]*store.Change, error) {
+	octx, cancel, err := b.op(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer cancel()
+	rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+pgChangeColumns+" FROM @.history "+where), args...)
+	var chunk []*store.Change
+	if err == nil {
+		chunk, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Change, error) { return scanChange(row) })
+	}
+	if err := b.result(octx, err); err != nil {
+		return nil, err
+	}
+	return chunk, nil
 }
 
 // ApplyBatch implements store.Batcher.

@@ -36,31 +36,9 @@ func (b *Backend) Changes(ctx context.Context, q store.ChangesQuery, fn func(*st
 			return err
 		}
 	}
-	for {
-		octx, cancel, err := b.op(ctx)
-		if err != nil {
-			return err
-		}
-		rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+pgChangeColumns+" FROM @.history WHERE seq > $1 ORDER BY seq LIMIT $2"), after, want)
-		var chunk []*store.Change
-		if err == nil {
-			chunk, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Change, error) { return scanChange(row) })
-		}
-		err = b.result(octx, err)
-		cancel()
-		if err != nil {
-			return err
-		}
-		for _, ch := range chunk {
-			if err := fn(ch); err != nil {
-				return err
-			}
-		}
-		if len(chunk) < want {
-			return nil
-		}
-		after = int64(chunk[len(chunk)-1].Seq)
-	}
+	return store.PageChanges(uint64(after), want, func(after uint64) ([]*store.Change, error) {
+		return b.queryChanges(ctx, "WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), want)
+	}, fn)
 }
 
 // Changes implements store.Historian.
