@@ -87,35 +87,35 @@ page at a time, until the end or -n changes.
 // listIDs prints the identifiers of GET ids?q, page after page, at most n
 // of them (0 for all).
 func (c *apiClient) listIDs(ctx context.Context, q url.Values, n int, asJSON bool, w io.Writer) error {
-	return c.pages(ctx, "ids", "after", q, n, func(line []byte) error {
-		if asJSON {
-			_, err := fmt.Fprintf(w, "%s\n", line)
-			return err
-		}
-		var b store.Binding
-		if err := json.Unmarshal(line, &b); err != nil {
-			return fmt.Errorf("the API's answer is not a binding: %v", err)
-		}
-		_, err := fmt.Fprintf(w, "%s %d %s\n", terminalSafe(b.Key), b.Status, terminalSafe(b.Target))
-		return err
-	})
+	return c.pages(ctx, "ids", "after", q, n, printLine(w, asJSON, "a binding", func(b *store.Binding) string {
+		return fmt.Sprintf("%s %d %s", terminalSafe(b.Key), b.Status, terminalSafe(b.Target))
+	}))
 }
 
 // listChanges prints the changes of GET changes?q, page after page, at
 // most n of them (0 for all).
 func (c *apiClient) listChanges(ctx context.Context, q url.Values, n int, asJSON bool, w io.Writer) error {
-	return c.pages(ctx, "changes", "since", q, n, func(line []byte) error {
+	return c.pages(ctx, "changes", "since", q, n, printLine(w, asJSON, "a change", func(ch *store.Change) string {
+		return fmt.Sprintf("%d %s %s %s %s -> %s", ch.Seq, ch.Time.Format("2006-01-02T15:04:05Z07:00"), terminalSafe(ch.By), terminalSafe(ch.Key), shownAs(ch.Old), shownAs(ch.New))
+	}))
+}
+
+// printLine returns what prints a line of the API's answer to w: as it
+// is with asJSON, else as show puts the T it holds (what names a T in
+// the error of a line that is not one).
+func printLine[T any](w io.Writer, asJSON bool, what string, show func(*T) string) func(line []byte) error {
+	return func(line []byte) error {
 		if asJSON {
 			_, err := fmt.Fprintf(w, "%s\n", line)
 			return err
 		}
-		var ch store.Change
-		if err := json.Unmarshal(line, &ch); err != nil {
-			return fmt.Errorf("the API's answer is not a change: %v", err)
+		v := new(T)
+		if err := json.Unmarshal(line, v); err != nil {
+			return fmt.Errorf("the API's answer is not %s: %v", what, err)
 		}
-		_, err := fmt.Fprintf(w, "%d %s %s %s %s -> %s\n", ch.Seq, ch.Time.Format("2006-01-02T15:04:05Z07:00"), terminalSafe(ch.By), terminalSafe(ch.Key), shownAs(ch.Old), shownAs(ch.New))
+		_, err := fmt.Fprintln(w, show(v))
 		return err
-	})
+	}
 }
 
 // shownAs is a binding in a line of changes: its target, "410 <reason>"
