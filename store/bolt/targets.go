@@ -46,6 +46,18 @@ func openTargetBuckets(tx *bolt.Tx) (targetBuckets, error) {
 	return tb, nil
 }
 
+// updateTargets runs fn in a write transaction with the target buckets
+// open (made if need be).
+func (b *boltDB) updateTargets(fn func(tb targetBuckets) error) error {
+	return b.update(func(tx *bolt.Tx) error {
+		tb, err := openTargetBuckets(tx)
+		if err != nil {
+			return err
+		}
+		return fn(tb)
+	})
+}
+
 // dueKey is the key of target in bucketTargetDue.
 func dueKey(due time.Time, target string) []byte {
 	return append(be.BigEndian.AppendUint64(nil, uint64(max(0, due.UnixNano()))), target...)
@@ -128,11 +140,8 @@ func (tb targetBuckets) count(state store.TargetState, n int64) error {
 // BeginTargetSweep implements store.TargetChecks.
 func (b *boltDB) BeginTargetSweep(context.Context) (uint64, error) {
 	var sweep uint64
-	err := b.update(func(tx *bolt.Tx) error {
-		tb, err := openTargetBuckets(tx)
-		if err != nil {
-			return err
-		}
+	err := b.updateTargets(func(tb targetBuckets) error {
+		var err error
 		sweep, err = tb.targets.NextSequence()
 		return err
 	})
@@ -167,11 +176,7 @@ func (b *boltDB) MarkTargets(ctx context.Context, sweep uint64, refs []store.Tar
 	if err != nil || len(fresh) == 0 {
 		return err
 	}
-	return b.update(func(tx *bolt.Tx) error {
-		tb, err := openTargetBuckets(tx)
-		if err != nil {
-			return err
-		}
+	return b.updateTargets(func(tb targetBuckets) error {
 		for _, ref := range fresh {
 			was, old, err := tb.get(ref.Target)
 			if err != nil {
@@ -239,11 +244,7 @@ func (b *boltDB) EndTargetSweep(ctx context.Context, sweep uint64) (int, error) 
 			return removed, err
 		}
 		if len(stale) > 0 {
-			err = b.update(func(tx *bolt.Tx) error {
-				tb, err := openTargetBuckets(tx)
-				if err != nil {
-					return err
-				}
+			err = b.updateTargets(func(tb targetBuckets) error {
 				for _, k := range stale {
 					was, c, err := tb.get(string(k))
 					if err != nil || c == nil || was >= sweep {
@@ -296,11 +297,7 @@ func (b *boltDB) DueTargets(_ context.Context, now time.Time, n int) ([]*store.T
 
 // PutTargetChecks implements store.TargetChecks, in one transaction.
 func (b *boltDB) PutTargetChecks(_ context.Context, checks []*store.TargetCheck) error {
-	return b.update(func(tx *bolt.Tx) error {
-		tb, err := openTargetBuckets(tx)
-		if err != nil {
-			return err
-		}
+	return b.updateTargets(func(tb targetBuckets) error {
 		for _, in := range checks {
 			was, old, err := tb.get(in.Target)
 			if err != nil {
@@ -322,11 +319,7 @@ func (b *boltDB) PutTargetChecks(_ context.Context, checks []*store.TargetCheck)
 
 // SetTargetsDue implements store.TargetChecks, in one transaction.
 func (b *boltDB) SetTargetsDue(_ context.Context, targets []string, due time.Time) error {
-	return b.update(func(tx *bolt.Tx) error {
-		tb, err := openTargetBuckets(tx)
-		if err != nil {
-			return err
-		}
+	return b.updateTargets(func(tb targetBuckets) error {
 		for _, t := range targets {
 			was, old, err := tb.get(t)
 			if err != nil {
