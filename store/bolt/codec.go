@@ -241,18 +241,14 @@ func (d *decoder) byte() byte {
 	return c
 }
 
-func (d *decoder) uvarint() uint64 {
-	v, n := be.Uvarint(d.buf)
-	if n <= 0 {
-		d.fail("cut short or a number too large")
-		return 0
-	}
-	d.buf = d.buf[n:]
-	return v
-}
+func (d *decoder) uvarint() uint64 { return number(d, be.Uvarint) }
 
-func (d *decoder) varint() int64 {
-	v, n := be.Varint(d.buf)
+func (d *decoder) varint() int64 { return number(d, be.Varint) }
+
+// number reads a number in the encoding that read decodes (which returns
+// it and its length, or a length of 0 or less when there is none).
+func number[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
+	v, n := read(d.buf)
 	if n <= 0 {
 		d.fail("cut short or a number too large")
 		return 0
