@@ -30,19 +30,9 @@ func (b *boltDB) ApplyBatch(_ context.Context, batch uint64, ws []store.Write) (
 		out, keys = make([]*store.Binding, len(ws)), nil
 		bv := openView(tx)
 		for i, w := range ws {
-			key := []byte(w.Binding.Key)
-			v, staged := bv.get(key)
-			if staged != nil {
-				if err := promote(tx, staged, key, v); err != nil {
-					return err
-				}
-			}
-			var cur *store.Binding
-			if v != nil {
-				var err error
-				if cur, err = decodeBinding(w.Binding.Key, v); err != nil {
-					return err
-				}
+			cur, err := bv.current(tx, w.Binding.Key)
+			if err != nil {
+				return err
 			}
 			if cur != nil && cur.Status == 410 || w.Create && cur != nil || w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion) {
 				continue

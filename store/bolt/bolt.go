@@ -484,6 +484,21 @@ func (v view) get(key []byte) ([]byte, *bolt.Bucket) {
 	return nil, nil
 }
 
+// current returns the binding of key to change in tx, nil for none,
+// first moving it into the bindings bucket when it is staged.
+func (v view) current(tx *bolt.Tx, key string) (*store.Binding, error) {
+	val, staged := v.get([]byte(key))
+	if staged != nil {
+		if err := promote(tx, staged, []byte(key), val); err != nil {
+			return nil, err
+		}
+	}
+	if val == nil {
+		return nil, nil
+	}
+	return decodeBinding(key, val)
+}
+
 // Lookup implements Store.
 func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*store.Binding, error) {
 	out := make([]*store.Binding, len(keys))
@@ -554,19 +569,9 @@ func (b *boltDB) Get(_ context.Context, key string) (*store.Binding, []store.Cha
 func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error) {
 	var stored *store.Binding
 	err := b.batch(func(tx *bolt.Tx) error {
-		key := []byte(w.Binding.Key)
-		v, staged := openView(tx).get(key)
-		if staged != nil {
-			if err := promote(tx, staged, key, v); err != nil {
-				return err
-			}
-		}
-		var cur *store.Binding
-		if v != nil {
-			var err error
-			if cur, err = decodeBinding(w.Binding.Key, v); err != nil {
-				return err
-			}
+		cur, err := openView(tx).current(tx, w.Binding.Key)
+		if err != nil {
+			return err
 		}
 		switch {
 		case cur != nil && cur.Status == 410:
@@ -574,7 +579,6 @@ func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error)
 		case w.Create && cur != nil, w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion):
 			return store.ErrPrecondition
 		}
-		var err error
 		if stored, err = putBinding(tx, cur, w.Binding, w.By); err == nil {
 			b.touch(w.Binding.Key)
 		}
