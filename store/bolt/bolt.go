@@ -499,6 +499,19 @@ func (v view) current(tx *bolt.Tx, key string) (*store.Binding, error) {
 	return decodeBinding(key, val)
 }
 
+// firstAfter moves c to the first key after after, or to the first key
+// when after is nil, and returns that key and its value (nil at the end).
+func firstAfter(c *bolt.Cursor, after []byte) ([]byte, []byte) {
+	if after == nil {
+		return c.First()
+	}
+	k, v := c.Seek(after)
+	if bytes.Equal(k, after) {
+		return c.Next()
+	}
+	return k, v
+}
+
 // Lookup implements Store.
 func (b *boltDB) Lookup(_ context.Context, keys []string) ([]*store.Binding, error) {
 	out := make([]*store.Binding, len(keys))
@@ -690,12 +703,7 @@ func (b *boltDB) batchAfter(after []byte) (batch []*store.Binding, last []byte, 
 		var kvs [][2][]byte
 		for i, bk := range append([]*bolt.Bucket{bv.bindings}, bv.merging...) {
 			c := bk.Cursor()
-			k, v := c.First()
-			if after != nil {
-				if k, v = c.Seek(after); bytes.Equal(k, after) {
-					k, v = c.Next()
-				}
-			}
+			k, v := firstAfter(c, after)
 			for n := 0; k != nil && n <= store.EachBatchCount; k, v = c.Next() {
 				if i > 0 {
 					v = v[8:] // a staged record's input index

@@ -223,12 +223,7 @@ func (b *boltDB) EndTargetSweep(ctx context.Context, sweep uint64) (int, error) 
 				return nil
 			}
 			c := bk.Cursor()
-			k, v := c.First()
-			if after != nil {
-				if k, v = c.Seek(after); bytes.Equal(k, after) {
-					k, v = c.Next()
-				}
-			}
+			k, v := firstAfter(c, after)
 			for n := 0; k != nil && n < 10*targetBatch && len(stale) < targetBatch; k, v = c.Next() {
 				if len(v) >= 8 && be.BigEndian.Uint64(v) < sweep {
 					stale = append(stale, bytes.Clone(k))
@@ -373,12 +368,7 @@ func (b *boltDB) EachTargetCheck(ctx context.Context, fn func(*store.TargetCheck
 				return nil
 			}
 			c := bk.Cursor()
-			k, v := c.First()
-			if after != nil {
-				if k, v = c.Seek(after); bytes.Equal(k, after) {
-					k, v = c.Next()
-				}
-			}
+			k, v := firstAfter(c, after)
 			for ; k != nil; k, v = c.Next() {
 				if len(batch) == store.EachBatchCount {
 					last = []byte(batch[len(batch)-1].Target)
