@@ -30,12 +30,7 @@ those bound, withdrawn or minted. With --json, each line is the binding as
 GET <api>/id/<id> gives it. It reads the answer a page at a time (GET
 <api>/ids), until the end or -n identifiers.
 `, cobra.NoArgs, func(cmd *cobra.Command, c *apiClient, _ []string) error {
-			q := url.Values{}
-			for _, name := range []string{"prefix", "q", "status"} {
-				if v, _ := cmd.Flags().GetString(name); v != "" {
-					q.Set(name, v)
-				}
-			}
+			q := flagQuery(cmd, "prefix", "q", "status")
 			n, _ := cmd.Flags().GetInt("n")
 			asJSON, _ := cmd.Flags().GetBool("json")
 			if n < 0 {
@@ -64,12 +59,7 @@ a NAAN, shoulder or URN namespace. With --json, each line is the change as
 the history of GET <api>/id/<id> shows it. It reads GET <api>/changes a
 page at a time, until the end or -n changes.
 `, cobra.NoArgs, func(cmd *cobra.Command, c *apiClient, _ []string) error {
-			q := url.Values{}
-			for _, name := range []string{"since", "prefix"} {
-				if v, _ := cmd.Flags().GetString(name); v != "" {
-					q.Set(name, v)
-				}
-			}
+			q := flagQuery(cmd, "since", "prefix")
 			n, _ := cmd.Flags().GetInt("n")
 			asJSON, _ := cmd.Flags().GetBool("json")
 			if n < 0 {
@@ -82,6 +72,18 @@ page at a time, until the end or -n changes.
 	cmd.Flags().IntP("n", "n", 0, "Print at most this many changes (0: all)")
 	cmd.Flags().Bool("json", false, "Print each change as JSON, as the API gives it")
 	return cmd
+}
+
+// flagQuery returns the query of the string flags names of cmd that are
+// set to other than "", each under its flag's name.
+func flagQuery(cmd *cobra.Command, names ...string) url.Values {
+	q := url.Values{}
+	for _, name := range names {
+		if v, _ := cmd.Flags().GetString(name); v != "" {
+			q.Set(name, v)
+		}
+	}
+	return q
 }
 
 // listIDs prints the identifiers of GET ids?q, page after page, at most n
