@@ -75,8 +75,8 @@ func (a *API) Changes(ctx context.Context, s Site, who *Caller, q ChangesQuery) 
 	if err != nil {
 		return nil, err
 	}
-	if q.Limit < 1 || q.Limit > MaxPageSize {
-		return nil, refuse(http.StatusBadRequest, "limit %d: from 1 to %d", q.Limit, MaxPageSize)
+	if err := checkLimit(q.Limit); err != nil {
+		return nil, err
 	}
 	h, ok := ss.store.(store.Historian)
 	if !ok {

@@ -129,6 +129,15 @@ type IDsPage struct {
 	Next string
 }
 
+// checkLimit refuses a page size (a query's Limit) outside 1 to
+// MaxPageSize.
+func checkLimit(limit int) error {
+	if limit < 1 || limit > MaxPageSize {
+		return refuse(http.StatusBadRequest, "limit %d: from 1 to %d", limit, MaxPageSize)
+	}
+	return nil
+}
+
 // errPageFull stops a listing once its page is full.
 var errPageFull = errors.New("the page is full")
 
@@ -142,8 +151,8 @@ func (a *API) ListIDs(ctx context.Context, s Site, who *Caller, q IDsQuery) (*ID
 	if err != nil {
 		return nil, err
 	}
-	if q.Limit < 1 || q.Limit > MaxPageSize {
-		return nil, refuse(http.StatusBadRequest, "limit %d: from 1 to %d", q.Limit, MaxPageSize)
+	if err := checkLimit(q.Limit); err != nil {
+		return nil, err
 	}
 	lister, ok := ss.store.(store.Lister)
 	if !ok {
