@@ -671,17 +671,26 @@ func (b *boltDB) Count(_ context.Context, name string, n uint64) (uint64, error)
 // that long would stop every write that grows the file, and then every
 // read waiting behind that write.
 func (b *boltDB) Each(ctx context.Context, fn func(*store.Binding) error) error {
-	var after []byte // the last key of the batch before
+	return eachPage(ctx, b.batchAfter, fn)
+}
+
+// eachPage calls fn with each value of the pages that page returns, in
+// order, until fn returns an error, which it then returns, or a page
+// ends the values. page returns the values after the key after (from the
+// first when it is nil) and the last key it read when more may follow,
+// nil at the end.
+func eachPage[T any](ctx context.Context, page func(after []byte) ([]T, []byte, error), fn func(T) error) error {
+	var after []byte // the last key of the page before
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		batch, last, err := b.batchAfter(after)
+		values, last, err := page(after)
 		if err != nil {
 			return err
 		}
-		for _, bd := range batch {
-			if err := fn(bd); err != nil {
+		for _, v := range values {
+			if err := fn(v); err != nil {
 				return err
 			}
 		}

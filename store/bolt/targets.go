@@ -355,14 +355,8 @@ func (b *boltDB) LookupTargetChecks(_ context.Context, targets []string) ([]*sto
 // EachTargetCheck implements store.TargetChecks, a batch of checks in each
 // read transaction, as Each does.
 func (b *boltDB) EachTargetCheck(ctx context.Context, fn func(*store.TargetCheck) error) error {
-	var after []byte
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var batch []*store.TargetCheck
-		var last []byte
-		err := b.view(func(tx *bolt.Tx) error {
+	return eachPage(ctx, func(after []byte) (batch []*store.TargetCheck, last []byte, err error) {
+		err = b.view(func(tx *bolt.Tx) error {
 			bk := tx.Bucket(bucketTargets)
 			if bk == nil {
 				return nil
@@ -382,19 +376,8 @@ func (b *boltDB) EachTargetCheck(ctx context.Context, fn func(*store.TargetCheck
 			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
-		for _, tc := range batch {
-			if err := fn(tc); err != nil {
-				return err
-			}
-		}
-		if last == nil {
-			return nil
-		}
-		after = last
-	}
+		return batch, last, err
+	}, fn)
 }
 
 // SharedFinal implements store.TargetChecks.
