@@ -83,6 +83,10 @@ func (s *settings) firstDue(target string, now time.Time) time.Time {
 	return now.Add(time.Duration(h.Sum64() % uint64(s.interval)))
 }
 
+// sweepRest is how many times as long as it worked a sweep rests: it
+// takes at most a quarter of a core.
+const sweepRest = 3
+
 // errLeaseLost stops a sweep whose checker lost the lease.
 var errLeaseLost = errors.New("the lease went to another checker")
 
@@ -95,6 +99,7 @@ func (ch *Checker) sweep(ctx context.Context) error {
 		return err
 	}
 	refs := make([]store.TargetRef, 0, markBatch)
+	working := time.Now()
 	flush := func() error {
 		if len(refs) == 0 {
 			return nil
@@ -104,7 +109,20 @@ func (ch *Checker) sweep(ctx context.Context) error {
 		}
 		err := ch.tc.MarkTargets(ctx, n, refs)
 		refs = refs[:0]
-		return err
+		if err != nil {
+			return err
+		}
+		// Rest sweepRest times as long as this batch took, so that a
+		// sweep takes at most a share of a core from the site's answers.
+		t := time.NewTimer(time.Since(working) * sweepRest)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		working = time.Now()
+		return nil
 	}
 	ids := 0
 	err = EachIdentifier(ctx, ch.tables(), ch.st, Prefix{}, func(key, target string) error {
