@@ -86,7 +86,7 @@ first() {
 	done
 	lines=$(wc -l <"$out/page")
 	printf '%s\n' "${times[@]}" | sort -n | awk -v s="$store" -v l="$label" -v q="$query" -v n="$lines" \
-		'{t[NR] = $1} END {printf "%s ids %-22s %-58s lines=%-4d median_ms=%.1f max_ms=%.1f\n", s, l, q, n, 1000 * t[int((NR + 1) / 2)], 1000 * t[NR]}'
+		'{t[NR] = $1} END {printf "%s ids %-24s %-58s lines=%-4d median_ms=%.1f max_ms=%.1f\n", s, l, q, n, 1000 * t[int((NR + 1) / 2)], 1000 * t[NR]}'
 }
 
 # timed runs a request once and prints its time and answer.
@@ -183,7 +183,8 @@ EOF
 		"status=minted|status=minted&limit=100"
 		"status=bound|status=bound&limit=100"
 		"prefix,withdrawn|prefix=ark:12345/x7&status=withdrawn&limit=100"
-		"q,5%|q=repo03.example.org&limit=100"
+		"q,5%,one shoulder|q=repo03.example.org&limit=100"
+		"q,1%,spread|q=items/77&limit=100"
 		"q,meta,17%|q=lovelace&limit=100"
 		"q,one|q=Item+777777+of&limit=100"
 		"q,none|q=nowhere-at-all&limit=100"

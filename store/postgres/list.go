@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // pgStatePredicates are the conditions of the states, written as the
-// partial indexes of migration 2 are, so that the planner uses them.
+// partial indexes of migration 4 are, so that the planner uses them.
 var pgStatePredicates = map[store.State]string{
 	store.StateMinted:    "status = 0",
 	store.StateWithdrawn: "status = 410",
@@ -22,11 +23,26 @@ var pgStatePredicates = map[store.State]string{
 // bindings of its range, which takes longer than a lookup.
 const listTimeoutFactor = 15
 
-// List implements store.Lister with keyset pagination on the key, a
-// query of at most q.Want rows at a time, holding no pooled connection
-// while fn runs. A state's rows come from its partial index; text is
-// looked for with ILIKE (see textMatch), which a trigram index serves
-// where pg_trgm was available when the schema was migrated.
+// The rows in key order that a text query reads for a page before it
+// asks for every match instead: listWindowPer per binding wanted, at
+// least listWindowMin and at most listWindowMax. Variables so that a test
+// can make windows that a few bindings fill.
+var (
+	listWindowPer = 20
+	listWindowMin = 2000
+	listWindowMax = 20000
+)
+
+// List implements store.Lister with keyset pagination on the key, a page
+// of at most q.Want bindings at a time, holding no pooled connection while
+// fn runs. A state's rows come from its partial index. Text is looked for
+// with ILIKE (see textMatch) in two steps a page: first in the next rows
+// in key order (a window of a few thousand), which finds text that many
+// bindings hold without reading the others; then, if the window did not
+// fill the page, among every match after it, which a trigram index finds
+// where pg_trgm was available when the schema was migrated (else a scan of
+// the range). Each query is planned for its values: a plan made without
+// the text has to guess how much of the table it matches.
 func (b *Backend) List(ctx context.Context, q store.ListQuery, fn func(*store.Binding) error) error {
 	if err := b.allow(); err != nil {
 		return err
@@ -38,20 +54,8 @@ func (b *Backend) List(ctx context.Context, q store.ListQuery, fn func(*store.Bi
 	if want <= 0 {
 		want = store.EachBatchCount
 	}
-	query, args := listSQL(q, want)
-	query = pgSQL(b.schema, query)
 	for after := q.After; ; {
-		args[0] = after
-		qctx, cancel := context.WithTimeout(ctx, listTimeoutFactor*b.timeout)
-		rows, err := b.pool.Query(qctx, query, args...)
-		if err != nil {
-			err = b.result(qctx, err)
-			cancel()
-			return err
-		}
-		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Binding, error) { return scanBinding(row) })
-		err = b.result(qctx, err)
-		cancel()
+		batch, more, err := b.listPage(ctx, q, after, want)
 		if err != nil {
 			return err
 		}
@@ -60,17 +64,73 @@ func (b *Backend) List(ctx context.Context, q store.ListQuery, fn func(*store.Bi
 				return err
 			}
 		}
-		if len(batch) < want {
+		if more == "" {
 			return nil
 		}
-		after = batch[len(batch)-1].Key
+		after = more
 	}
 }
 
-// listSQL is List's query for q, want rows at a time, and its arguments;
-// the first, $1, is the key to read after.
-func listSQL(q store.ListQuery, want int) (string, []any) {
-	args := []any{q.After}
+// listPage reads the next page of q after after: up to want bindings,
+// and the key to read the next page after, "" when none may follow.
+func (b *Backend) listPage(ctx context.Context, q store.ListQuery, after string, want int) ([]*store.Binding, string, error) {
+	qctx, cancel := context.WithTimeout(ctx, listTimeoutFactor*b.timeout)
+	defer cancel()
+	var page []*store.Binding
+	more := func() string {
+		if len(page) < want {
+			return ""
+		}
+		return page[len(page)-1].Key
+	}
+	if q.Text == "" {
+		query, args := listSQL(q, after, "", want)
+		err := b.queryBindings(qctx, query, args, &page)
+		return page, more(), err
+	}
+	window := min(max(listWindowMin, listWindowPer*want), listWindowMax)
+	query, args := listSQL(q, after, "window", want, window)
+	if err := b.queryBindings(qctx, query, args, &page); err != nil || len(page) == want {
+		return page, more(), err
+	}
+	query, args = listSQL(q, after, "edge", window)
+	var edge string // the last key of the window
+	err := b.pool.QueryRow(qctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&edge)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return page, "", b.result(qctx, nil) // the window held the rest of the range
+	}
+	if err := b.result(qctx, err); err != nil {
+		return nil, "", err
+	}
+	query, args = listSQL(q, edge, "beyond", want-len(page))
+	err = b.queryBindings(qctx, query, args, &page)
+	return page, more(), err
+}
+
+// queryBindings runs query, planned for its arguments, and adds the
+// bindings it answers to out.
+func (b *Backend) queryBindings(ctx context.Context, query string, args []any, out *[]*store.Binding) error {
+	rows, err := b.pool.Query(ctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
+	if err != nil {
+		return b.result(ctx, err)
+	}
+	batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Binding, error) { return scanBinding(row) })
+	if err := b.result(ctx, err); err != nil {
+		return err
+	}
+	*out = append(*out, batch...)
+	return nil
+}
+
+// listSQL is a query of List for q after the key after, and its
+// arguments. Its step is:
+//   - "": the first n bindings that q matches (no text);
+//   - "window": of the next window rows in key order (limits[1]), the
+//     first n (limits[0]) that hold the text;
+//   - "edge": the key of the window's last row (limits[0] rows);
+//   - "beyond": the first n that hold the text, of all that do.
+func listSQL(q store.ListQuery, after, step string, limits ...int) (string, []any) {
+	args := []any{after}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
@@ -85,11 +145,31 @@ func listSQL(q store.ListQuery, want int) (string, []any) {
 	if p, ok := pgStatePredicates[q.State]; ok {
 		where = append(where, p)
 	}
-	if q.Text != "" {
-		where = append(where, textMatch(arg("%"+likeEscaper.Replace(q.Text)+"%"), q.Text))
+	rangeSQL := "FROM @.bindings WHERE " + strings.Join(where, " AND ")
+	var match string
+	if q.Text != "" && step != "edge" {
+		match = textMatch(arg("%"+likeEscaper.Replace(q.Text)+"%"), q.Text)
 	}
-	limit := arg(want)
-	return "SELECT " + pgColumns + " FROM @.bindings WHERE " + strings.Join(where, " AND ") + " ORDER BY key LIMIT " + limit, args
+	switch step {
+	case "window":
+		window, n := arg(limits[1]), arg(limits[0])
+		return "SELECT " + pgColumns + " FROM (SELECT * " + rangeSQL + " ORDER BY key LIMIT " + window + ") AS w WHERE " + match +
+			" ORDER BY key LIMIT " + n, args
+	case "edge":
+		offset := arg(limits[0] - 1)
+		return "SELECT key " + rangeSQL + " ORDER BY key OFFSET " + offset + " LIMIT 1", args
+	case "beyond":
+		// Every match first (MATERIALIZED: not read in key order until
+		// enough turn up, which the window has just failed to do), then
+		// the first n of them.
+		n := arg(limits[0])
+		return "WITH m AS MATERIALIZED (SELECT " + pgColumns + " " + rangeSQL + " AND " + match + ") SELECT * FROM m ORDER BY key LIMIT " + n, args
+	}
+	if match != "" {
+		rangeSQL += " AND " + match
+	}
+	n := arg(limits[0])
+	return "SELECT " + pgColumns + " " + rangeSQL + " ORDER BY key LIMIT " + n, args
 }
 
 // pgTextColumns is the text that the trigram index of migration 6 holds

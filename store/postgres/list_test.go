@@ -2,11 +2,14 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -66,4 +69,24 @@ func TestPostgresListMigratesAnOldSchema(t *testing.T) {
 			t.Errorf("index %s missing after the migration: %v", want, indexes)
 		}
 	}
+}
+
+// With windows of a few rows, text queries go beyond the window on most
+// pages: List answers the same.
+func TestPostgresListBeyondTheWindow(t *testing.T) {
+	defer func(per, least, most int) { listWindowPer, listWindowMin, listWindowMax = per, least, most }(listWindowPer, listWindowMin, listWindowMax)
+	listWindowPer, listWindowMin, listWindowMax = 1, 2, 5
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
+	var schemas atomic.Int64
+	open := func(t *testing.T) store.Store {
+		return testkit.Provision(t, &Store{DSN: dsn, Schema: fmt.Sprintf("window%d", schemas.Add(1))})
+	}
+	reopen := func(t *testing.T, s store.Store) store.Store {
+		old := s.(*Store)
+		if err := old.Cleanup(); err != nil {
+			t.Fatal(err)
+		}
+		return testkit.Provision(t, &Store{DSN: dsn, Schema: old.Schema})
+	}
+	storetest.RunList(t, open, reopen)
 }

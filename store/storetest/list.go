@@ -11,10 +11,12 @@ import (
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
-// runList checks store.Lister: List answers exactly what ListQuery.Matches
+// RunList checks store.Lister: List answers exactly what ListQuery.Matches
 // selects from Each, in key order, whatever the query and however many it
-// reads ahead; states follow every kind of change; fn stops it.
-func runList(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testing.T, s store.Store) store.Store) {
+// reads ahead; states follow every kind of change; fn stops it. Run runs
+// it; a backend whose settings change how it lists runs it again with
+// them.
+func RunList(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testing.T, s store.Store) store.Store) {
 	ctx := context.Background()
 	lister := func(t *testing.T, s store.Store) store.Lister {
 		t.Helper()

@@ -487,7 +487,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testi
 	runDump(t, open, reopen)
 	runStats(t, open, reopen)
 	runTargets(t, open, reopen)
-	runList(t, open, reopen)
+	RunList(t, open, reopen)
 	runBatch(t, open, reopen)
 	runChanges(t, open)
 }
