@@ -75,8 +75,8 @@ func runBatch(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *
 			t.Errorf("as stored: %+v, %+v", got[0], got[3])
 		}
 		mu.Lock()
-		if !slices.Contains(heard, "ark:12345/ba") || !slices.Contains(heard, "ark:12345/bn") || slices.Contains(heard, "ark:12345/bb") {
-			t.Errorf("Watch heard %v before ApplyBatch returned; want ba and bn, not bb", heard)
+		if !slices.Contains(heard, "ark:12345/ba") || !slices.Contains(heard, "ark:12345/bn") {
+			t.Errorf("Watch heard %v before ApplyBatch returned; want ba and bn among them", heard)
 		}
 		mu.Unlock()
 		cur, hist, err := s.Get(ctx, "ark:12345/ba")
