@@ -42,10 +42,11 @@ type TargetChecks interface {
 	// hold (forgotten by a sweep meanwhile) is left out.
 	PutTargetChecks(ctx context.Context, checks []*TargetCheck) error
 
-	// SetTargetsDue makes the targets that the store holds due at due,
-	// changing nothing else: a check on demand does not undo a result
-	// written meanwhile.
-	SetTargetsDue(ctx context.Context, targets []string, due time.Time) error
+	// SetTargetsDue makes the targets of refs that the store holds due at
+	// their ref's Due (their Key and Paused are not used), changing
+	// nothing else: a check on demand does not undo a result written
+	// meanwhile.
+	SetTargetsDue(ctx context.Context, refs []TargetRef) error
 
 	// LookupTargetChecks returns the checks of targets, in the same
 	// order, nil where the store holds none.

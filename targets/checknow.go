@@ -2,11 +2,23 @@ package targets
 
 import (
 	"context"
+	"hash/fnv"
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
+
+// jitter is a time below a millisecond that depends on target only:
+// targets made due at once come from the store in the order of their due
+// times, then of the targets themselves, which groups them by origin;
+// with it they come mixed, so that the checker's first batches keep many
+// origins busy rather than a few.
+func jitter(target string) time.Duration {
+	h := fnv.New64a()
+	h.Write([]byte(target))
+	return time.Duration(h.Sum64() % uint64(time.Millisecond))
+}
 
 // CheckNow makes the targets of the identifiers under p due at once, in
 // st, and returns how many identifiers have them; the checker that holds
@@ -33,10 +45,12 @@ func CheckNow(ctx context.Context, tables []table.Table, st store.Store, p Prefi
 		if err != nil {
 			return err
 		}
+		due := make([]store.TargetRef, len(targets))
 		var refs []store.TargetRef
-		for i, c := range cs {
-			if c == nil {
-				refs = append(refs, store.TargetRef{Target: targets[i], Key: batch[targets[i]], Due: now})
+		for i, t := range targets {
+			due[i] = store.TargetRef{Target: t, Key: batch[t], Due: now.Add(jitter(t))}
+			if cs[i] == nil {
+				refs = append(refs, due[i])
 			}
 		}
 		if len(refs) > 0 {
@@ -52,7 +66,7 @@ func CheckNow(ctx context.Context, tables []table.Table, st store.Store, p Prefi
 		clear(batch)
 		// Those just added too: a sweep may have added them meanwhile,
 		// due later.
-		return tc.SetTargetsDue(ctx, targets, now)
+		return tc.SetTargetsDue(ctx, due)
 	}
 	err := EachIdentifier(ctx, tables, st, p, func(key, target string) error {
 		ids++

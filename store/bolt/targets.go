@@ -313,10 +313,10 @@ func (b *boltDB) PutTargetChecks(_ context.Context, checks []*store.TargetCheck)
 }
 
 // SetTargetsDue implements store.TargetChecks, in one transaction.
-func (b *boltDB) SetTargetsDue(_ context.Context, targets []string, due time.Time) error {
+func (b *boltDB) SetTargetsDue(_ context.Context, refs []store.TargetRef) error {
 	return b.updateTargets(func(tb targetBuckets) error {
-		for _, t := range targets {
-			was, old, err := tb.get(t)
+		for _, ref := range refs {
+			was, old, err := tb.get(ref.Target)
 			if err != nil {
 				return err
 			}
@@ -324,7 +324,7 @@ func (b *boltDB) SetTargetsDue(_ context.Context, targets []string, due time.Tim
 				continue
 			}
 			c := *old
-			c.Due = due.UTC()
+			c.Due = ref.Due.UTC()
 			if err := tb.put(was, old, &c); err != nil {
 				return err
 			}

@@ -150,17 +150,18 @@ func (b *Backend) PutTargetChecks(ctx context.Context, checks []*store.TargetChe
 }
 
 // SetTargetsDue implements store.TargetChecks in one statement.
-func (b *Backend) SetTargetsDue(ctx context.Context, targets []string, due time.Time) error {
-	ids := make([][]byte, len(targets))
-	for i, t := range targets {
-		ids[i] = targetID(t)
+func (b *Backend) SetTargetsDue(ctx context.Context, refs []store.TargetRef) error {
+	ids, dues := make([][]byte, len(refs)), make([]time.Time, len(refs))
+	for i, ref := range refs {
+		ids[i], dues[i] = targetID(ref.Target), ref.Due.UTC()
 	}
 	octx, cancel, err := b.op(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	_, err = b.pool.Exec(octx, pgSQL(b.schema, "UPDATE @.targets SET due = $2 WHERE id = ANY($1)"), ids, due.UTC())
+	_, err = b.pool.Exec(octx, pgSQL(b.schema, `UPDATE @.targets AS t SET due = u.d
+		FROM unnest($1::bytea[], $2::timestamptz[]) AS u(i, d) WHERE t.id = u.i`), ids, dues)
 	return b.result(octx, err)
 }
 
@@ -320,8 +321,8 @@ func (s *Store) PutTargetChecks(ctx context.Context, checks []*store.TargetCheck
 }
 
 // SetTargetsDue implements store.TargetChecks.
-func (s *Store) SetTargetsDue(ctx context.Context, targets []string, due time.Time) error {
-	return s.b.SetTargetsDue(ctx, targets, due)
+func (s *Store) SetTargetsDue(ctx context.Context, refs []store.TargetRef) error {
+	return s.b.SetTargetsDue(ctx, refs)
 }
 
 // LookupTargetChecks implements store.TargetChecks.

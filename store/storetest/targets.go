@@ -176,7 +176,7 @@ func runTargets(t *testing.T, open func(t *testing.T) store.Store, reopen func(t
 		if got := states(t, tc); got[store.TargetFailing] != 1 || got[store.TargetUnchecked] != 1 {
 			t.Errorf("states = %v, want 1 failing, 1 unchecked", got)
 		}
-		if err := tc.SetTargetsDue(ctx, []string{"https://c.example/a", "https://c.example/unknown"}, base); err != nil {
+		if err := tc.SetTargetsDue(ctx, []store.TargetRef{{Target: "https://c.example/a", Due: base}, {Target: "https://c.example/unknown", Due: base}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := due(t, tc, 0, 10); !slices.Equal(got, []string{"https://c.example/a"}) {
