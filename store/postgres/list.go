@@ -24,25 +24,27 @@ var pgStatePredicates = map[store.State]string{
 const listTimeoutFactor = 15
 
 // The rows in key order that a text query reads for a page before it
-// asks for every match instead: listWindowPer per binding wanted, at
-// least listWindowMin and at most listWindowMax. Variables so that a test
-// can make windows that a few bindings fill.
+// asks for every match instead: a window of listWindowPer rows per
+// binding wanted, at least listWindowMin, then windows four times larger
+// as long as they are at most listWindowMax rows. Variables so that a
+// test can make windows that a few bindings fill.
 var (
 	listWindowPer = 20
 	listWindowMin = 2000
-	listWindowMax = 20000
+	listWindowMax = 40000
 )
 
 // List implements store.Lister with keyset pagination on the key, a page
 // of at most q.Want bindings at a time, holding no pooled connection while
 // fn runs. A state's rows come from its partial index. Text is looked for
 // with ILIKE (see textMatch) in two steps a page: first in the next rows
-// in key order (a window of a few thousand), which finds text that many
-// bindings hold without reading the others; then, if the window did not
-// fill the page, among every match after it, which a trigram index finds
-// where pg_trgm was available when the schema was migrated (else a scan of
-// the range). Each query is planned for its values: a plan made without
-// the text has to guess how much of the table it matches.
+// in key order, in windows of a few thousand growing to a few ten
+// thousand, which finds text that many bindings hold without reading the
+// others; then, if the windows did not fill the page, among every match
+// after them, which a trigram index finds where pg_trgm was available
+// when the schema was migrated (else a scan of the range). Each query is
+// planned for its values: a plan made without the text has to guess how
+// much of the table it matches.
 func (b *Backend) List(ctx context.Context, q store.ListQuery, fn func(*store.Binding) error) error {
 	if err := b.allow(); err != nil {
 		return err
@@ -88,22 +90,22 @@ func (b *Backend) listPage(ctx context.Context, q store.ListQuery, after string,
 		err := b.queryBindings(qctx, query, args, &page)
 		return page, more(), err
 	}
-	window := min(max(listWindowMin, listWindowPer*want), listWindowMax)
-	query, args := listSQL(q, after, "window", want, window)
-	if err := b.queryBindings(qctx, query, args, &page); err != nil || len(page) == want {
-		return page, more(), err
+	for window := max(listWindowMin, listWindowPer*want); window <= listWindowMax; window *= 4 {
+		query, args := listSQL(q, after, "window", want-len(page), window)
+		if err := b.queryBindings(qctx, query, args, &page); err != nil || len(page) == want {
+			return page, more(), err
+		}
+		query, args = listSQL(q, after, "edge", window)
+		err := b.pool.QueryRow(qctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&after)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return page, "", b.result(qctx, nil) // the window held the rest of the range
+		}
+		if err := b.result(qctx, err); err != nil {
+			return nil, "", err
+		}
 	}
-	query, args = listSQL(q, after, "edge", window)
-	var edge string // the last key of the window
-	err := b.pool.QueryRow(qctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&edge)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return page, "", b.result(qctx, nil) // the window held the rest of the range
-	}
-	if err := b.result(qctx, err); err != nil {
-		return nil, "", err
-	}
-	query, args = listSQL(q, edge, "beyond", want-len(page))
-	err = b.queryBindings(qctx, query, args, &page)
+	query, args := listSQL(q, after, "beyond", want-len(page))
+	err := b.queryBindings(qctx, query, args, &page)
 	return page, more(), err
 }
 
