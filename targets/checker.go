@@ -37,6 +37,7 @@ const (
 	leaseRenew    = 10 * time.Second // how often the holder renews it, and others try to take it
 	maxQueued     = 10000            // the most targets taken from the store and not checked yet
 	queuedFor     = time.Minute      // and at most this long of max_rate's checks
+	takeShare     = 4                // due targets read (and written back) a second, for each check max_rate allows
 	maxRunning    = 64               // the most checks under way at once
 	fetchBatch    = 1000             // the most due targets read at once
 	writeBatch    = 500              // the most results written at once
@@ -58,6 +59,7 @@ type Checker struct {
 	logger *zap.Logger
 	gates  *gates
 	rate   *rate.Limiter // max_rate
+	takes  *rate.Limiter // takeShare times max_rate: due targets read, and written back taken or deferred
 	fetch  *fetcher
 
 	mu        sync.Mutex
@@ -111,6 +113,7 @@ func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, 
 		holder:  fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(holder)),
 		gates:   newGates(set.hostInterval),
 		rate:    rate.NewLimiter(rate.Limit(set.maxRate), 1),
+		takes:   rate.NewLimiter(rate.Limit(takeShare*set.maxRate), int(max(1, takeShare*set.maxRate))),
 		queues:  map[string]*originQueue{},
 		slots:   map[string]time.Time{},
 		wake:    make(chan struct{}, 1),
@@ -292,8 +295,10 @@ func (ch *Checker) renew(ctx context.Context) bool {
 	return ok
 }
 
-// take reads the due targets and queues them by origin: one worker per
-// origin checks them in turn. Each target taken is first given a later due
+// take reads due targets, at most takeShare times max_rate a second
+// (scheduling costs writes to the store too, kept in proportion to the
+// checks), and queues them by origin: one worker per origin checks them
+// in turn. Each target taken is first given a later due
 // time in the store, so that it is not taken again while it waits; one
 // whose origin has a full queue waits in the store instead, until about
 // when the origin will be free.
@@ -301,14 +306,16 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 	ch.mu.Lock()
 	room := min(maxQueued, max(100, int(ch.set.maxRate*queuedFor.Seconds()))) - ch.queued
 	ch.mu.Unlock()
-	if room <= 0 {
+	now := time.Now()
+	n := min(room, fetchBatch, int(ch.takes.TokensAt(now)))
+	if n <= 0 {
 		return nil
 	}
-	now := time.Now()
-	due, err := ch.tc.DueTargets(ctx, now, min(room, fetchBatch))
+	due, err := ch.tc.DueTargets(ctx, now, n)
 	if err != nil || len(due) == 0 {
 		return err
 	}
+	ch.takes.AllowN(now, len(due))
 	perOrigin := max(2, int(originLookout/max(ch.set.hostInterval, time.Millisecond))+1)
 	claims := make([]*store.TargetCheck, 0, len(due))
 	taken := map[string][]*store.TargetCheck{}
