@@ -38,8 +38,10 @@ type TargetChecks interface {
 	DueTargets(ctx context.Context, now time.Time, n int) ([]*TargetCheck, error)
 
 	// PutTargetChecks stores the results of checks: every field but Key
-	// and Paused, which MarkTargets keeps. A target the store does not
-	// hold (forgotten by a sweep meanwhile) is left out.
+	// and Paused, which MarkTargets keeps, and Notified once set, which
+	// stays set while the state and Since do: a result judged before the
+	// notification does not undo it. A target the store does not hold
+	// (forgotten by a sweep meanwhile) is left out.
 	PutTargetChecks(ctx context.Context, checks []*TargetCheck) error
 
 	// SetTargetsDue makes the targets of refs that the store holds due at

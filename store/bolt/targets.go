@@ -303,6 +303,7 @@ func (b *boltDB) PutTargetChecks(_ context.Context, checks []*store.TargetCheck)
 			}
 			c := *in
 			c.Key, c.Paused = old.Key, old.Paused
+			c.Notified = c.Notified || old.Notified && old.State == c.State && old.Since.Equal(c.Since)
 			c.Due, c.Checked, c.Since = c.Due.UTC(), c.Checked.UTC(), c.Since.UTC()
 			if err := tb.put(was, old, &c); err != nil {
 				return err

@@ -141,7 +141,7 @@ func (b *Backend) PutTargetChecks(ctx context.Context, checks []*store.TargetChe
 	}
 	defer cancel()
 	_, err = b.pool.Exec(octx, pgSQL(b.schema, `UPDATE @.targets AS t SET state = u.s, code = u.c, failures = u.f, checked = u.ck, since = u.sn,
-			final = u.fi, page = u.pg, notified = u.n, due = u.d
+			final = u.fi, page = u.pg, notified = u.n OR t.notified AND t.state = u.s AND t.since = u.sn, due = u.d
 		FROM unnest($1::bytea[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::bool[], $10::timestamptz[])
 			AS u(i, s, c, f, ck, sn, fi, pg, n, d)
 		WHERE t.id = u.i`),

@@ -188,6 +188,23 @@ func runTargets(t *testing.T, open func(t *testing.T) store.Store, reopen func(t
 		if c := lookup(t, tc, "https://c.example/unknown"); c != nil {
 			t.Errorf("SetTargetsDue added a target: %+v", c)
 		}
+		notified := *lookup(t, tc, "https://c.example/a")
+		notified.Notified = true
+		mustPut(t, tc, &notified)
+		stale := notified
+		stale.Notified, stale.Failures = false, 2
+		mustPut(t, tc, &stale)
+		if got := lookup(t, tc, "https://c.example/a"); !got.Notified || got.Failures != 2 {
+			t.Errorf("a result judged before the notification undid it: %+v", got)
+		}
+		stale.State, stale.Since = store.TargetOK, stale.Since.Add(time.Minute)
+		mustPut(t, tc, &stale)
+		if got := lookup(t, tc, "https://c.example/a"); got.Notified {
+			t.Errorf("a new state kept the notification of the old: %+v", got)
+		}
+		stale.State, stale.Since = store.TargetFailing, notified.Since
+		mustPut(t, tc, &stale)
+		want.Failures = 2
 		want.Due = base
 		back := checks(t, reopen(t, s))
 		if got := lookup(t, back, "https://c.example/a"); got == nil || !sameCheck(got, &want) {
