@@ -24,7 +24,9 @@
 #       req/s of each, the ratio table/respond of each round, the load
 #       (uptime, other processes' share of each core) and the median
 #       ratio. BEFORE=CADDY2 adds a third server, the same table served by
-#       another binary, to compare two builds in one run. PREGEN=N spells N
+#       another binary, to compare two builds in one run (BEFORE_TABLE=FILE:
+#       that server serves FILE instead, e.g. the JSON the table was
+#       compiled from). PREGEN=N spells N
 #       requests ahead (arks.lua pregen=N), so that wrk's core is not the
 #       limit. Each round also gives the server's CPU time per request.
 set -euo pipefail
@@ -159,7 +161,7 @@ ratio)
 	start 23191 "$table"
 	spids+=("$spid")
 	if [ -n "${BEFORE:-}" ]; then
-		BIN=$(realpath "$BEFORE") start 23192 "$table"
+		BIN=$(realpath "$BEFORE") start 23192 "${BEFORE_TABLE:-$table}"
 		spids+=("$spid")
 		names+=(before) ports+=(23192)
 	fi
