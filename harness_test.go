@@ -67,7 +67,12 @@ func (s *site) load(body string) error {
 	if err != nil {
 		return err
 	}
-	return caddy.Load(cfg, true)
+	err = caddy.Load(cfg, true)
+	// The old config's servers close their kept-alive connections as they
+	// stop; a request sent on one would fail, and net/http does not retry a
+	// POST.
+	client.CloseIdleConnections()
+	return err
 }
 
 // caddyfile returns the whole Caddyfile of a site whose block is body.

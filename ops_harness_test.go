@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
@@ -59,11 +60,16 @@ func newOpsSite(t *testing.T) *opsSite {
 	return s
 }
 
+// adminClient opens a connection for each request: after a reload the old
+// admin server answers on a kept-alive connection, with the old config's
+// registry, until Caddy has shut it down.
+var adminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
 // metrics returns the samples at the admin endpoint's /metrics by series:
 // `name` or `name{label="value",...}`, labels in Prometheus' order (sorted).
 func (s *opsSite) metrics() map[string]float64 {
 	s.t.Helper()
-	resp, err := client.Get(s.admin + "/metrics")
+	resp, err := adminClient.Get(s.admin + "/metrics")
 	if err != nil {
 		s.t.Fatal(err)
 	}
