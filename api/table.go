@@ -29,7 +29,7 @@ import (
 func (c *apiCall) export() error {
 	c.w.Header().Set("Content-Type", "application/json")
 	c.w.Header().Set("Content-Disposition", `attachment; filename="ark-export.json"`)
-	sent := &headerOnWrite{w: c.w}
+	sent := &HeaderOnWrite{W: c.w}
 	out := bufio.NewWriterSize(sent, 64<<10)
 	started := false
 	err := c.store.Each(c.r.Context(), func(b *store.Binding) error {
@@ -67,19 +67,21 @@ func (c *apiCall) export() error {
 	return nil
 }
 
-// headerOnWrite writes to w, sending the status 200 before its first
-// bytes.
-type headerOnWrite struct {
-	w    http.ResponseWriter
+// HeaderOnWrite writes to W, sending the status 200 before its first
+// bytes: until then a failure can still be answered with its own status.
+type HeaderOnWrite struct {
+	// W is the response written to.
+	W    http.ResponseWriter
 	sent bool
 }
 
-func (h *headerOnWrite) Write(p []byte) (int, error) {
+// Write sends the status 200 before the first bytes, then writes p to W.
+func (h *HeaderOnWrite) Write(p []byte) (int, error) {
 	if !h.sent {
 		h.sent = true
-		h.w.WriteHeader(http.StatusOK)
+		h.W.WriteHeader(http.StatusOK)
 	}
-	return h.w.Write(p)
+	return h.W.Write(p)
 }
 
 // StopWithServer makes long requests, such as an import, stop when the

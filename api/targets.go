@@ -31,7 +31,7 @@ func (c *apiCall) targetReport() error {
 		return c.fail(err)
 	}
 	c.w.Header().Set("Content-Type", "application/x-ndjson")
-	sent := &headerOnWrite{w: c.w}
+	sent := &HeaderOnWrite{W: c.w}
 	out := bufio.NewWriterSize(sent, 64<<10)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)

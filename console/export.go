@@ -32,7 +32,7 @@ type exportWriter interface {
 func (p *page) export() error {
 	qv := p.r.URL.Query()
 	q := searchOf(qv)
-	out := bufio.NewWriterSize(&headerOnWrite{w: p.w}, 64<<10)
+	out := bufio.NewWriterSize(&api.HeaderOnWrite{W: p.w}, 64<<10)
 	var ew exportWriter
 	switch qv.Get("format") {
 	case "csv":
@@ -82,21 +82,6 @@ func (p *page) export() error {
 		return err
 	}
 	return out.Flush()
-}
-
-// headerOnWrite writes to w, sending the status 200 before its first
-// bytes: until then a failure can still be answered with its own status.
-type headerOnWrite struct {
-	w    http.ResponseWriter
-	sent bool
-}
-
-func (h *headerOnWrite) Write(b []byte) (int, error) {
-	if !h.sent {
-		h.sent = true
-		h.w.WriteHeader(http.StatusOK)
-	}
-	return h.w.Write(b)
 }
 
 // csvExport writes entries as CSV rows of csvColumns.

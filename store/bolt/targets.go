@@ -32,6 +32,8 @@ type targetBuckets struct {
 	targets, due, final, states *bolt.Bucket
 }
 
+// openTargetBuckets opens the buckets of target checks in tx, creating
+// those that are missing.
 func openTargetBuckets(tx *bolt.Tx) (targetBuckets, error) {
 	var tb targetBuckets
 	var err error
