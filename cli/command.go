@@ -54,6 +54,7 @@ draft-ark-uri-scheme:
 	caddy ark changes --api <url>   print the recent changes
 	caddy ark targets --api <url>   print what the checks of the targets
 	                                found (broken, suspect, …)
+	caddy ark stats --api <url>     print the resolution statistics
 	caddy ark hash-key              hash a key for the api configuration
 	caddy ark store dump|load       move a whole store, history included,
 	                                between bolt and PostgreSQL (NDJSON)
@@ -66,7 +67,7 @@ draft-ark-uri-scheme:
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), compileCommand(), exportCommand(), resolveCommand(),
 				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand(), storeCommand(), targetsCommand(),
-				idsCommand(), retargetCommand(), undoCommand(), changesCommand())
+				idsCommand(), retargetCommand(), undoCommand(), changesCommand(), statsCommand())
 		},
 	})
 }
