@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
@@ -24,11 +26,12 @@ const storeMinter = "minter ark:12345/x5 .reeddeedk"
 
 // A store filled through the API of a real Caddy moves bolt → PostgreSQL
 // → bolt with the real binary, and nothing is lost: each dump is the same
-// bytes, and the last store serves the same export, history and minter
-// sequence. Loading into a store that holds anything is refused. On main
-// there was no way to move a store at all.
+// bytes, statistics included, and the last store serves the same export,
+// history, minter sequence and statistics. Loading into a store that
+// holds anything is refused. On main there was no way to move a store at
+// all, and then the statistics stayed behind.
 func TestStoreMovesBoltPostgresBolt(t *testing.T) {
-	s := startAPISite(t, storeMinter)
+	s := startAPISite(t, storeMinter+"\n\t\tstats")
 	for _, c := range []struct{ method, path, body string }{
 		{"PUT", "/id/ark:12345/m1", `{"target": "https://repo.example.org/m1", "meta": {"who": "Ada", "what": "дневник"}}`},
 		{"PUT", "/id/ark:12345/m1", `{"target": "/objects/m1.html", "passthrough": false}`},
@@ -41,9 +44,18 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 			t.Fatalf("%s %s: %d %s", c.method, c.path, got.status, got.body)
 		}
 	}
+	today := time.Now().UTC()
+	s.resolveAll(t, map[string]int{"/ark:12345/t1": 302, "/ark:/12345/t1": 302, "/ark:12345/m2": 410, "/ark:12345/x5nothere": 404, "/ark:54321/elsewhere": 302, "/ark:12345/t1%zz": 400})
+	s.resolveAll(t, map[string]int{"/ark:12345/x5nothere": 404})
 	export := s.call("GET", "/export", "editor", "").body
 	history := s.lookup("ark:12345/m1").History
-	// Caddy lets go of the file when another config replaces the site's.
+	period := "?from=" + today.Format(time.DateOnly) + "&to=" + today.AddDate(0, 0, 1).Format(time.DateOnly)
+	statsBefore := s.statsOf("editor", period)
+	if statsBefore.Total != 5 || len(statsBefore.NotFound) != 1 || len(statsBefore.Top) == 0 {
+		t.Fatalf("the first site's statistics: %+v", statsBefore)
+	}
+	// Caddy lets go of the file when another config replaces the site's,
+	// and writes the statistics it holds.
 	startSite(t, `respond "elsewhere" 200`)
 
 	dump := func(args ...string) string {
@@ -60,12 +72,19 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 			t.Fatalf("store load %v: %s", args, stderr)
 		}
 	}
-	first := dump("--store", s.db)
-	if !strings.Contains(first, `"end":{"bindings":6,"changes":8,"counters":1}`) {
+	first, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.db)
+	if status != 0 || !strings.Contains(stderr, "statistics rows") {
+		t.Fatalf("store dump: status %d, %s", status, stderr)
+	}
+	if !strings.Contains(first, `"end":{"bindings":6,"changes":8,"counters":1,"stats":`) || strings.Contains(first, `"stats":0}`) ||
+		!strings.Contains(first, `{"stat":{"day":"`+today.Format(time.DateOnly)+`","list":"not_found","id":"ark:12345/x5nothere","count":2}}`) ||
+		!strings.Contains(first, `"list":"resolutions","outcome":`) { // requests naming none of the site's shoulders
 		t.Errorf("the dump of the first store:\n%s", first)
 	}
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	load(first, "--store", dsn, "--schema", "moved")
+	if _, stderr, status := runCaddy(t, first, "ark", "store", "load", "--store", dsn, "--schema", "moved"); status != 0 || !strings.Contains(stderr, "statistics rows") {
+		t.Fatalf("store load: status %d, %s", status, stderr)
+	}
 	if again := dump("--store", dsn, "--schema", "moved"); again != first {
 		t.Errorf("bolt → PostgreSQL changed the store:\nbolt:\n%s\npostgres:\n%s", first, again)
 	}
@@ -94,7 +113,7 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 	if _, stderr, status := runCaddy(t, first[:len(first)/2], "ark", "store", "load", "--store", cut); status != 1 || !strings.Contains(stderr, "nothing loaded") {
 		t.Errorf("a dump cut short: status %d, %s", status, stderr)
 	}
-	if got := dump("--store", cut); !strings.Contains(got, `"end":{"bindings":0,"changes":0,"counters":0}`) {
+	if got := dump("--store", cut); !strings.Contains(got, `"end":{"bindings":0,"changes":0,"counters":0,"stats":0}`) {
 		t.Errorf("a dump cut short kept something:\n%s", got)
 	}
 	missing := filepath.Join(t.TempDir(), "missing.db")
@@ -107,7 +126,11 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 
 	// The moved store serves what the first did, and goes on from it.
 	moved := &apiSite{db: second, table: s.table}
-	moved.site = startSite(t, apiSiteBody(second, s.table, storeMinter))
+	moved.site = startSite(t, apiSiteBody(second, s.table, storeMinter+"\n\t\tstats"))
+	statsBefore.Unwritten = 0 // written to the store since
+	if got := moved.statsOf("editor", period); !reflect.DeepEqual(got, statsBefore) {
+		t.Errorf("the moved store's statistics:\n%+v\nthe first's:\n%+v", got, statsBefore)
+	}
 	if got := moved.call("GET", "/export", "editor", "").body; got != export {
 		t.Errorf("the moved store exports:\n%s\nthe first exported:\n%s", got, export)
 	}

@@ -30,7 +30,7 @@ func storeCommand() *cobra.Command {
 		Use:   "store",
 		Short: "Dumps, loads and backs up whole stores",
 		Long: `
-Moves whole stores, history included: dump writes a store (a bolt file no
+Moves whole stores, history and statistics included: dump writes a store (a bolt file no
 Caddy has open, or a PostgreSQL store) as NDJSON; load fills a new, empty
 store with it, of either kind; backup copies the bolt file of a running
 Caddy through the API.
@@ -57,9 +57,11 @@ func storeDumpCommand() *cobra.Command {
 Writes everything a store holds, as of one moment, as NDJSON (one JSON object
 a line): every binding (names minted but not bound, and withdrawals,
 included) in key order, the history of every change with its sequence
-number, version, time and key name, and the minters' counters, between a
-header line and an end line that counts them. caddy ark store load reads it
-into a new store of either kind.
+number, version, time and key name, the minters' counters, and the
+resolution statistics (every day's counts kept), between a header line and
+an end line that counts them. caddy ark store load reads it into a new store
+of either kind; it reads dumps of format version 1, which hold no
+statistics, too.
 
 A bolt file must not be open in a running Caddy (bbolt locks it): back that
 up with caddy ark store backup, then dump the backup. A PostgreSQL store is
@@ -105,7 +107,8 @@ Reads a dump that caddy ark store dump wrote (from <dump>, or standard input)
 into a store that holds nothing yet: a bolt file, created if missing, or a
 PostgreSQL store, its schema created or migrated as a node would. Everything
 is kept as it was: versions, times, key names, history sequence numbers,
-minted names, withdrawals and counters; changes made after continue from it.
+minted names, withdrawals, counters and statistics, count for count; changes
+made after continue from it.
 A store that holds anything is refused, and so is a dump cut short, out of
 order or holding anything unknown: then nothing is loaded. PostgreSQL keeps
 times to the microsecond.

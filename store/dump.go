@@ -2,32 +2,38 @@ package store
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Dumper is a store that can be copied whole into another, of the same
 // backend or another: every binding (names minted but not bound, and
 // withdrawals, included), the history with its sequence numbers, versions,
-// times and names, and the minters' counters. Both backends implement it;
+// times and names, the minters' counters, and the resolution statistics
+// (see StatsStore), count for count. Both backends implement it;
 // `caddy ark store dump` and `caddy ark store load` use it through
 // WriteDump and ReadDump.
 type Dumper interface {
 	// Dump calls fn with everything the store holds, as of one moment:
 	// every binding in key order, then every history record in sequence
-	// order, then every counter in name order. It stops at the first
-	// error of fn, which it returns.
+	// order, then every counter in name order, then every row of the
+	// statistics in StatRow order. It stops at the first error of fn,
+	// which it returns.
 	Dump(ctx context.Context, fn func(*Item) error) error
 
 	// Load fills an empty store with the items that next returns until
 	// io.EOF, in Dump's order (see CheckOrder), keeping them as they are:
 	// versions, times, names and sequence numbers; later changes continue
-	// the sequence. A store that holds anything (a binding, a history
-	// record or a counter) is refused with ErrNotEmpty. An error from
-	// next, or ctx ending, keeps nothing.
+	// the sequence; statistics keep their counts exactly, as they are
+	// (no list is cut to a site's top). A store that holds anything (a
+	// binding, a history record, a counter or a row of statistics) is
+	// refused with ErrNotEmpty. An error from next, or ctx ending, keeps
+	// nothing.
 	Load(ctx context.Context, next func() (*Item, error)) error
 }
 
@@ -37,12 +43,68 @@ type Item struct {
 	Binding *Binding `json:"binding,omitempty"`
 	Change  *Change  `json:"change,omitempty"`
 	Counter *Counter `json:"counter,omitempty"`
+	Stat    *StatRow `json:"stat,omitempty"`
 }
 
 // Counter is a minter's counter: the value Count adds to.
 type Counter struct {
 	Name  string `json:"name"`
 	Value uint64 `json:"value"`
+}
+
+// The lists of StatRow: one for each kind of count in Stats.
+const (
+	StatResolutions = "resolutions" // a ResolutionCount
+	StatTop         = "top"         // a NameCount of Stats.Top
+	StatNotFound    = "not_found"   // a NameCount of Stats.NotFound
+)
+
+// StatRow is one row of the resolution statistics (see StatsStore), in a
+// dump: a ResolutionCount when List is StatResolutions (Shoulder and
+// Outcome, no ID), or a NameCount of the list named (ID, no Shoulder or
+// Outcome). A dump holds the rows in increasing order
+// of day, then list name, then shoulder and outcome, or ID.
+type StatRow struct {
+	// The day, "YYYY-MM-DD" in UTC.
+	Day string `json:"day"`
+
+	// StatResolutions, StatTop or StatNotFound.
+	List string `json:"list"`
+
+	// The shoulder and the outcome of a ResolutionCount; the shoulder may
+	// be "".
+	Shoulder string `json:"shoulder,omitempty"`
+	Outcome  string `json:"outcome,omitempty"`
+
+	// The identifier of a NameCount.
+	ID string `json:"id,omitempty"`
+
+	Count uint64 `json:"count"`
+}
+
+// check says what is wrong with r, if anything.
+func (r *StatRow) check() error {
+	if _, err := time.Parse(time.DateOnly, r.Day); err != nil {
+		return fmt.Errorf("statistics: day %q is not YYYY-MM-DD", r.Day)
+	}
+	switch r.List {
+	case StatResolutions:
+		if r.ID != "" {
+			return fmt.Errorf("statistics: a row of %s with an id", r.List)
+		}
+	case StatTop, StatNotFound:
+		if r.Shoulder != "" || r.Outcome != "" {
+			return fmt.Errorf("statistics: a row of %s with a shoulder or an outcome", r.List)
+		}
+	default:
+		return fmt.Errorf("statistics: unknown list %q", r.List)
+	}
+	return nil
+}
+
+// compare orders statistics rows as a dump holds them.
+func (r *StatRow) compare(o *StatRow) int {
+	return cmp.Or(cmp.Compare(r.Day, o.Day), cmp.Compare(r.List, o.List), cmp.Compare(r.Shoulder, o.Shoulder), cmp.Compare(r.Outcome, o.Outcome), cmp.Compare(r.ID, o.ID))
 }
 
 // ErrNotEmpty refuses to load a dump into a store that holds something:
@@ -52,12 +114,14 @@ var ErrNotEmpty = errors.New("the store is not empty: a dump loads only into a n
 // CheckOrder returns next, checked: every item has exactly one part, the
 // bindings come first, in increasing key order, then the history records
 // in increasing sequence order, then the counters in increasing name
+// order, then the statistics rows, well formed, in increasing StatRow
 // order. An item out of order is an error naming its position (1-based;
 // in a dump, item n is on line n+1). Every backend's Load reads through it.
 func CheckOrder(next func() (*Item, error)) func() (*Item, error) {
 	n, stage := 0, 0
 	var lastKey string
 	var lastSeq uint64
+	var lastStat *StatRow
 	return func() (*Item, error) {
 		it, err := next()
 		if err != nil {
@@ -75,11 +139,23 @@ func CheckOrder(next func() (*Item, error)) func() (*Item, error) {
 		if it.Counter != nil {
 			s, key, parts = 3, it.Counter.Name, parts+1
 		}
+		if it.Stat != nil {
+			s, parts = 4, parts+1
+		}
 		switch {
 		case parts != 1:
-			return nil, fmt.Errorf("item %d: %d parts, want one binding, change or counter", n, parts)
+			return nil, fmt.Errorf("item %d: %d parts, want one binding, change, counter or stat", n, parts)
 		case s < stage:
-			return nil, fmt.Errorf("item %d: out of order: bindings come first, then the history, then the counters", n)
+			return nil, fmt.Errorf("item %d: out of order: bindings come first, then the history, then the counters, then the statistics", n)
+		case s == 4:
+			if err := it.Stat.check(); err != nil {
+				return nil, fmt.Errorf("item %d: %w", n, err)
+			}
+			if stage == 4 && it.Stat.compare(lastStat) <= 0 {
+				return nil, fmt.Errorf("item %d: statistics row %+v after %+v: rows must increase by day, list, shoulder and outcome, or id", n, *it.Stat, *lastStat)
+			}
+			stage, lastStat = s, it.Stat
+			return it, nil
 		case s == stage && s == 2 && seq <= lastSeq:
 			return nil, fmt.Errorf("item %d: history record %d after %d: the sequence must increase", n, seq, lastSeq)
 		case s == stage && s != 2 && key <= lastKey:
@@ -93,21 +169,28 @@ func CheckOrder(next func() (*Item, error)) func() (*Item, error) {
 }
 
 // DumpFormat and DumpVersion name the format of WriteDump in its first
-// line.
+// line. Version 2 added the statistics rows; ReadDump still reads
+// version 1, which has none.
 const (
 	DumpFormat  = "caddy-ark store dump"
-	DumpVersion = 1
+	DumpVersion = 2
 )
+
+// dumpVersionNoStats is the last version without statistics rows.
+const dumpVersionNoStats = 1
 
 // DumpCounts is how many of each item a dump holds.
 type DumpCounts struct {
 	Bindings int `json:"bindings"`
 	Changes  int `json:"changes"`
 	Counters int `json:"counters"`
+
+	// The statistics rows; a dump of version 1 counts none.
+	Stats int `json:"stats"`
 }
 
 func (c DumpCounts) String() string {
-	return plural(c.Bindings, "binding") + ", " + plural(c.Changes, "history record") + ", " + plural(c.Counters, "counter")
+	return plural(c.Bindings, "binding") + ", " + plural(c.Changes, "history record") + ", " + plural(c.Counters, "counter") + ", " + plural(c.Stats, "statistics row")
 }
 
 // plural writes n nouns, in the singular for one.
@@ -127,6 +210,8 @@ func (c *DumpCounts) add(it *Item) {
 		c.Changes++
 	case it.Counter != nil:
 		c.Counters++
+	case it.Stat != nil:
+		c.Stats++
 	}
 }
 
@@ -139,10 +224,11 @@ type dumpLine struct {
 }
 
 // WriteDump writes d's dump to w as NDJSON, one JSON object a line: the
-// header {"format":"caddy-ark store dump","version":1}, then each item
-// ({"binding":{...}}, {"change":{...}} or {"counter":{...}}), then
-// {"end":{"bindings":n,"changes":n,"counters":n}}, by which ReadDump tells
-// a whole dump from one cut short.
+// header {"format":"caddy-ark store dump","version":2}, then each item
+// ({"binding":{...}}, {"change":{...}}, {"counter":{...}} or
+// {"stat":{...}}), then
+// {"end":{"bindings":n,"changes":n,"counters":n,"stats":n}}, by which
+// ReadDump tells a whole dump from one cut short.
 func WriteDump(ctx context.Context, d Dumper, w io.Writer) (DumpCounts, error) {
 	var counts DumpCounts
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -165,7 +251,9 @@ func WriteDump(ctx context.Context, d Dumper, w io.Writer) (DumpCounts, error) {
 }
 
 // ReadDump loads the dump that WriteDump wrote into d, an empty store
-// (see Dumper.Load), and returns what it holds. A dump that is not one,
+// (see Dumper.Load), and returns what it holds; it reads version 1 too,
+// which holds no statistics (and its end line counts none). A dump that
+// is not one,
 // is cut short, holds anything unknown or out of order, or does not
 // hold what its end line counts loads nothing.
 func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
@@ -190,8 +278,8 @@ func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
 	if err != nil {
 		return counts, err
 	}
-	if head.Format != DumpFormat || head.Version != DumpVersion || head.End != nil || head.Item != (Item{}) {
-		return counts, fmt.Errorf("line 1: not a %s of version %d", DumpFormat, DumpVersion)
+	if head.Format != DumpFormat || head.Version < dumpVersionNoStats || head.Version > DumpVersion || head.End != nil || head.Item != (Item{}) {
+		return counts, fmt.Errorf("line 1: not a %s of version %d to %d", DumpFormat, dumpVersionNoStats, DumpVersion)
 	}
 	next := func() (*Item, error) {
 		l, err := read()
@@ -202,6 +290,9 @@ func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
 			return nil, fmt.Errorf("line %d: a header inside the dump", n)
 		}
 		if l.End == nil {
+			if l.Stat != nil && head.Version == dumpVersionNoStats {
+				return nil, fmt.Errorf("line %d: a statistics row in a dump of version %d", n, head.Version)
+			}
 			counts.add(&l.Item)
 			return &l.Item, nil
 		}

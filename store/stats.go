@@ -9,7 +9,8 @@ import "context"
 // no client addresses.
 //
 // Counts only ever grow by AddStats, so several nodes sharing a store add
-// theirs to the same rows. Statistics are not part of a dump.
+// theirs to the same rows. A dump (see Dumper) carries them, a row an item
+// (StatRow), and a load keeps their counts exactly.
 type StatsStore interface {
 	// AddStats adds the counts of s to those kept, in one transaction: a
 	// row (day and shoulder and outcome, or day and list and identifier)

@@ -12,7 +12,7 @@ import (
 )
 
 // Dump implements store.Dumper from one read transaction: a consistent
-// snapshot, held until the dump is written. Committed imports are merged
+// snapshot, held until the dump is written, statistics included. Committed imports are merged
 // into the bindings first. It is for a file no Caddy
 // has open (`caddy ark store dump`); a running store is backed up with
 // Backup, which holds its transaction only while it copies the file.
@@ -59,7 +59,7 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 				return err
 			}
 		}
-		return nil
+		return dumpStats(ctx, tx, fn)
 	})
 }
 
@@ -80,6 +80,9 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 			if k, _ := tx.Bucket(name).Cursor().First(); k != nil {
 				return store.ErrNotEmpty
 			}
+		}
+		if holdsStats(tx) {
+			return store.ErrNotEmpty
 		}
 		bindings, records, keyHist, counters := tx.Bucket(bucketBindings), tx.Bucket(bucketHistory), tx.Bucket(bucketKeyHist), tx.Bucket(bucketCounters)
 		// One transaction: bbolt splits its pages when it commits, as
@@ -124,6 +127,10 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 				lastSeq = it.Change.Seq
 			case it.Counter != nil:
 				if err := counters.Put([]byte(it.Counter.Name), be.BigEndian.AppendUint64(nil, it.Counter.Value)); err != nil {
+					return err
+				}
+			case it.Stat != nil:
+				if err := loadStat(tx, it.Stat); err != nil {
 					return err
 				}
 			}

@@ -67,16 +67,31 @@ func formatOf(t *testing.T, path string) uint64 {
 	return f
 }
 
-// A file of format 1 (JSON) opens, dumps what the version that wrote it
-// dumped, byte for byte, and goes on: it is marked format 2, its changes
-// are written compact, and old and new records read together after a
-// restart. Opened read only, it is read and left as it was.
-func TestBoltReadsAFileOfFormat1(t *testing.T) {
-	ctx := context.Background()
-	want, err := os.ReadFile("testdata/format1.dump")
+// format1Dump returns testdata/format1.dump, a dump of version 1 (no
+// statistics), and the same written as a dump of the current version.
+func format1Dump(t *testing.T) (old, current string) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/format1.dump")
 	if err != nil {
 		t.Fatal(err)
 	}
+	old = string(data)
+	current = strings.Replace(old, `{"format":"caddy-ark store dump","version":1}`, `{"format":"caddy-ark store dump","version":2}`, 1)
+	current = strings.Replace(current, `"counters":2}}`, `"counters":2,"stats":0}}`, 1)
+	if strings.Count(current, `"version":2}`) != 1 || !strings.Contains(current, `"stats":0`) {
+		t.Fatalf("testdata/format1.dump is not as this test expects it")
+	}
+	return old, current
+}
+
+// A file of format 1 (JSON) opens, dumps what the version that wrote it
+// dumped, byte for byte but for the dump's version, and goes on: it is
+// marked format 2, its changes are written compact, and old and new
+// records read together after a restart. Opened read only, it is read and
+// left as it was.
+func TestBoltReadsAFileOfFormat1(t *testing.T) {
+	ctx := context.Background()
+	_, want := format1Dump(t)
 
 	path := format1File(t)
 	ro, closeRO, err := OpenReadOnly(path)
@@ -97,7 +112,7 @@ func TestBoltReadsAFileOfFormat1(t *testing.T) {
 	if _, err := store.WriteDump(ctx, s, &dump); err != nil {
 		t.Fatal(err)
 	}
-	if dump.String() != string(want) {
+	if dump.String() != want {
 		t.Errorf("a file of format 1 dumps differently than the version that wrote it:\n%s\nwant:\n%s", dump.String(), want)
 	}
 	old, _, err := s.Get(ctx, "ark:12345/d1")
@@ -124,6 +139,26 @@ func TestBoltReadsAFileOfFormat1(t *testing.T) {
 	}
 	if len(hist) != 3 || hist[0].By != "alice" || hist[1].By != "bob" || hist[2].By != "dora" || !reflect.DeepEqual(hist[2].Old, old) || !reflect.DeepEqual(hist[2].New, changed) {
 		t.Errorf("history of old and new records: %+v", hist)
+	}
+}
+
+// The dump that the last version that held JSON wrote, of version 1,
+// loads into a new store, which dumps it again as version 2 without
+// statistics.
+func TestBoltLoadsADumpOfVersion1(t *testing.T) {
+	ctx := context.Background()
+	old, want := format1Dump(t)
+	s := openBoltStore(t, filepath.Join(t.TempDir(), "store.db"))
+	counts, err := store.ReadDump(ctx, s, strings.NewReader(old))
+	if err != nil || counts != (store.DumpCounts{Bindings: 46, Changes: 48, Counters: 2}) {
+		t.Fatalf("loading a dump of version 1: %v, %v", counts, err)
+	}
+	var dump bytes.Buffer
+	if _, err := store.WriteDump(ctx, s, &dump); err != nil {
+		t.Fatal(err)
+	}
+	if dump.String() != want {
+		t.Errorf("a dump of version 1, loaded, dumps:\n%s\nwant:\n%s", dump.String(), want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,11 @@ func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
 				err := rows.Scan(&name, &value)
 				return &store.Item{Counter: &store.Counter{Name: name, Value: uint64(value)}}, err
 			}},
+			{pgDumpStats, func(rows pgx.Rows) (*store.Item, error) {
+				var r store.StatRow
+				err := rows.Scan(&r.Day, &r.List, &r.Shoulder, &r.Outcome, &r.ID, &r.Count)
+				return &store.Item{Stat: &r}, err
+			}},
 		} {
 			rows, err := tx.Query(ctx, pgSQL(b.schema, part.query))
 			if err != nil {
@@ -72,10 +78,19 @@ func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
 	return b.result(ctx, err)
 }
 
+// pgDumpStats reads the rows of the statistics, both tables, in
+// store.StatRow order.
+const pgDumpStats = `SELECT day::text, list, shoulder, outcome, id, count FROM (
+		SELECT day, '` + store.StatResolutions + `' AS list, shoulder, outcome, '' AS id, count FROM @.stats_resolutions
+		UNION ALL SELECT day, list, '', '', id, count FROM @.stats_names
+	) AS s ORDER BY day, list COLLATE "C", shoulder COLLATE "C", outcome COLLATE "C", id COLLATE "C"`
+
 // Load implements store.Dumper in one transaction that locks the store's
 // tables against every writer: the bindings, the history (with its
-// sequence numbers and, for the nodes' watch, this transaction's id) and
-// the counters each go in with COPY. The history's sequence then goes on
+// sequence numbers and, for the nodes' watch, this transaction's id), the
+// counters and the resolutions of the statistics each go in with COPY;
+// the statistics' lists of names, held until then (a few hundred names a
+// day at most), with a COPY after. The history's sequence then goes on
 // after the dump's last record. Times are kept to the microsecond, as
 // PostgreSQL keeps them. It is not bounded by the store's timeout.
 func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) error {
@@ -87,11 +102,12 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 	}
 	src := &loadSource{next: store.CheckOrder(next)}
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, pgSQL(b.schema, "SET LOCAL lock_timeout = 0; LOCK TABLE @.bindings, @.history, @.counters IN SHARE ROW EXCLUSIVE MODE")); err != nil {
+		if _, err := tx.Exec(ctx, pgSQL(b.schema, "SET LOCAL lock_timeout = 0; LOCK TABLE @.bindings, @.history, @.counters, @.stats_resolutions, @.stats_names IN SHARE ROW EXCLUSIVE MODE")); err != nil {
 			return err
 		}
 		var used bool
-		if err := tx.QueryRow(ctx, pgSQL(b.schema, `SELECT EXISTS (SELECT FROM @.bindings) OR EXISTS (SELECT FROM @.history) OR EXISTS (SELECT FROM @.counters)`)).Scan(&used); err != nil {
+		if err := tx.QueryRow(ctx, pgSQL(b.schema, `SELECT EXISTS (SELECT FROM @.bindings) OR EXISTS (SELECT FROM @.history) OR EXISTS (SELECT FROM @.counters)
+			OR EXISTS (SELECT FROM @.stats_resolutions) OR EXISTS (SELECT FROM @.stats_names)`)).Scan(&used); err != nil {
 			return err
 		}
 		if used {
@@ -105,6 +121,7 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 			{1, "bindings", []string{"key", "target", "status", "passthrough", "meta", "reason", "version", "updated", "by"}},
 			{2, "history", []string{"seq", "time", "key", "by", "old", "new", "batch"}},
 			{3, "counters", []string{"name", "value"}},
+			{4, "stats_resolutions", []string{"day", "shoulder", "outcome", "count"}},
 		} {
 			src.stage = part.stage
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{b.schema, part.table}, part.columns, src); err != nil {
@@ -113,6 +130,9 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 				}
 				return err
 			}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{b.schema, "stats_names"}, []string{"list", "day", "id", "count"}, pgx.CopyFromRows(src.names)); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, pgSQL(b.schema, "SELECT setval(pg_get_serial_sequence($1, 'seq'), (SELECT max(seq) FROM @.history))"),
 			pgx.Identifier{b.schema, "history"}.Sanitize()); err != nil {
@@ -136,31 +156,50 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 }
 
 // loadSource feeds the COPY of one table (stage 1 bindings, 2 history,
-// 3 counters) from a Load's next, keeping the first item of the next
-// stage for the COPY after it.
+// 3 counters, 4 the resolutions of the statistics) from a Load's next,
+// keeping the first item of the next stage for the COPY after it. In
+// stage 4 it keeps the rows of the statistics' lists of names in names.
 type loadSource struct {
 	next    func() (*store.Item, error)
 	stage   int
 	pending *store.Item // read, not yet copied
 	done    bool        // next returned io.EOF
 	row     []any
-	err     error // next's error, io.EOF excepted, or an item that does not fit
+	names   [][]any // the rows of stats_names
+	err     error   // next's error, io.EOF excepted, or an item that does not fit
 }
 
 func (s *loadSource) Next() bool {
-	if s.pending == nil && !s.done {
-		it, err := s.next()
-		switch {
-		case errors.Is(err, io.EOF):
-			s.done = true
-		case err != nil:
+	for {
+		if s.pending == nil && !s.done {
+			it, err := s.next()
+			switch {
+			case errors.Is(err, io.EOF):
+				s.done = true
+			case err != nil:
+				s.err = err
+				return false
+			default:
+				s.pending = it
+			}
+		}
+		it := s.pending
+		if it == nil || s.stage != 4 || it.Stat == nil || it.Stat.List == store.StatResolutions {
+			return s.take(it)
+		}
+		day, count, err := pgStatRow(it.Stat)
+		if err != nil {
 			s.err = err
 			return false
-		default:
-			s.pending = it
 		}
+		s.names = append(s.names, []any{it.Stat.List, day, it.Stat.ID, count})
+		s.pending = nil
 	}
-	it := s.pending
+}
+
+// take sets row to it, the pending item, if it is a row of the stage's
+// table, and reports whether it did.
+func (s *loadSource) take(it *store.Item) bool {
 	switch {
 	case it == nil:
 		return false
@@ -193,11 +232,27 @@ func (s *loadSource) Next() bool {
 			return false
 		}
 		s.row = []any{it.Counter.Name, int64(it.Counter.Value)}
+	case it.Stat != nil && s.stage == 4:
+		day, count, err := pgStatRow(it.Stat)
+		if err != nil {
+			s.err = err
+			return false
+		}
+		s.row = []any{day, it.Stat.Shoulder, it.Stat.Outcome, count}
 	default:
 		return false // the next stage's
 	}
 	s.pending = nil
 	return true
+}
+
+// pgStatRow returns the day and the count of r as PostgreSQL keeps them.
+func pgStatRow(r *store.StatRow) (time.Time, int64, error) {
+	if r.Count > math.MaxInt64 {
+		return time.Time{}, 0, fmt.Errorf("statistics of %s: %d: more than a PostgreSQL bigint", r.Day, r.Count)
+	}
+	day, err := time.Parse(time.DateOnly, r.Day)
+	return day, int64(r.Count), err
 }
 
 func (s *loadSource) Values() ([]any, error) { return s.row, nil }
