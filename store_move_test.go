@@ -247,3 +247,37 @@ func dumpBackup(t *testing.T, data string) store.DumpCounts {
 	}
 	return counts
 }
+
+// A backup of a running bolt store is the whole file: it holds the
+// statistics written, which a reload writes, as the store reads them.
+func TestAPIBackupHoldsStatistics(t *testing.T) {
+	s := &apiSite{db: filepath.Join(t.TempDir(), "ark.db"), table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})}
+	body := strings.Replace(apiSiteBody(s.db, s.table, "stats"), "api /api/ark {", "api /api/ark {\n\t\t\tkey admin "+keyHash("admin-secret")+" admin", 1)
+	s.site = startSite(t, body)
+	s.resolveAll(t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
+	s.resolveAll(t, map[string]int{"/ark:12345/x5nothere": 404})
+	if err := s.load(body); err != nil { // writes the counts
+		t.Fatal(err)
+	}
+	got := s.call("GET", "/backup", "admin", "")
+	if got.status != http.StatusOK {
+		t.Fatalf("backup: %d %s", got.status, got.body)
+	}
+	path := filepath.Join(t.TempDir(), "backup.db")
+	if err := os.WriteFile(path, []byte(got.body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	backup := &bolt.Store{Path: path}
+	if err := backup.Provision(caddy.Context{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backup.Cleanup() })
+	today := time.Now().UTC()
+	st, err := backup.ReadStats(context.Background(), today.AddDate(0, 0, -1).Format(time.DateOnly), today.AddDate(0, 0, 1).Format(time.DateOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.NotFound) != 1 || st.NotFound[0].ID != "ark:12345/x5nothere" || st.NotFound[0].Count != 2 || len(st.Top) != 1 || len(st.Resolutions) != 2 {
+		t.Errorf("the backup's statistics: %+v", st)
+	}
+}
