@@ -54,6 +54,9 @@ func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error
 		if err := b.importConflict(ctx, tx); err != nil {
 			return err
 		}
+		if err := b.lockHistory(ctx, tx, false); err != nil {
+			return err
+		}
 		err := tx.QueryRow(ctx, pgSQL(b.schema, `WITH added AS (
 			INSERT INTO @.bindings (`+pgColumns+`)
 			SELECT DISTINCT ON (i.key) i.key, i.target, i.status, i.passthrough, i.meta, i.reason, 1, $1, $2

@@ -18,7 +18,9 @@ const pgWatchMax = 1000
 // other nodes' from the history, read again whenever a NOTIFY arrives on a
 // connection of its own and after every reconnection.
 //
-// The history's sequence numbers are handed out before commit, so a record
+// The history's sequence numbers are handed out before commit. This
+// version's writers take lockHistory, so that records become visible in
+// their order, but a node of an earlier version took no lock: its record
 // may become visible after one with a higher number was read. Each read
 // therefore also takes what its snapshot could not see: the transactions
 // still running below its xmax, and every transaction from xmax on (a
