@@ -51,7 +51,7 @@ func storeFlags(cmd *cobra.Command) {
 // storeDumpCommand builds `caddy ark store dump`.
 func storeDumpCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "dump --store <bolt file | postgres DSN> [--schema ark] [-o <file>]",
+		Use:   "dump --store <bolt file | postgres DSN> [--schema ark] [--version 1 [--without-stats]] [-o <file>]",
 		Short: "Writes a whole store as NDJSON, history included",
 		Long: `
 Writes everything a store holds, as of one moment, as NDJSON (one JSON object
@@ -67,31 +67,67 @@ A bolt file must not be open in a running Caddy (bbolt locks it): back that
 up with caddy ark store backup, then dump the backup. A PostgreSQL store is
 read from one snapshot while its nodes go on. With -o, the file appears only
 once the dump is complete.
+
+--version 1 writes format version 1, which versions of caddy-ark before
+statistics were dumped read: the way back to one of them. Version 1 cannot
+hold statistics, so a store that holds any is refused (nothing written),
+unless --without-stats leaves them out, saying how many rows it left.
 `,
 		Args: cobra.NoArgs,
 	}
 	storeFlags(cmd)
 	cmd.Flags().StringP("output", "o", "", "The dump to write (default: standard output)")
+	cmd.Flags().Int("version", store.DumpVersion, fmt.Sprintf("The dump's format version: %d, or %d for older versions of caddy-ark (no statistics)", store.DumpVersion, store.DumpVersionNoStats))
+	cmd.Flags().Bool("without-stats", false, fmt.Sprintf("With --version %d: leave the statistics out of the dump rather than refuse a store that holds them", store.DumpVersionNoStats))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		output, _ := cmd.Flags().GetString("output")
+		version, _ := cmd.Flags().GetInt("version")
+		withoutStats, _ := cmd.Flags().GetBool("without-stats")
+		switch {
+		case version != store.DumpVersion && version != store.DumpVersionNoStats:
+			return fmt.Errorf("--version %d: this version writes dumps of version %d and %d", version, store.DumpVersion, store.DumpVersionNoStats)
+		case withoutStats && version != store.DumpVersionNoStats:
+			return fmt.Errorf("--without-stats goes with --version %d: a dump of version %d holds the statistics", store.DumpVersionNoStats, version)
+		}
 		d, name, closeStore, err := openStoreFlag(cmd, false)
 		if err != nil {
 			return err
 		}
 		defer closeStore()
-		var counts store.DumpCounts
-		if output == "" {
-			counts, err = store.WriteDump(cmd.Context(), d, cmd.OutOrStdout())
-		} else {
-			err = writeAtomically(output, 0o600, func(f *os.File) error {
-				counts, err = store.WriteDump(cmd.Context(), d, f)
+		var (
+			summary string // what the dump holds, for the last line
+			leftOut int
+		)
+		write := func(w io.Writer) error {
+			if version == store.DumpVersionNoStats {
+				counts, n, err := store.WriteDumpNoStats(cmd.Context(), d, w, withoutStats)
+				summary, leftOut = fmt.Sprintf("%v (version %d)", counts, version), n
 				return err
-			})
+			}
+			counts, err := store.WriteDump(cmd.Context(), d, w)
+			summary = counts.String()
+			return err
+		}
+		if output == "" {
+			err = write(cmd.OutOrStdout())
+		} else {
+			err = writeAtomically(output, 0o600, func(f *os.File) error { return write(f) })
+		}
+		var notDumped *store.StatsNotDumpedError
+		if errors.As(err, &notDumped) {
+			return fmt.Errorf("%s: %w: add --without-stats to leave them out, or dump version %d (no --version) to keep them", name, err, store.DumpVersion)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s: dumped %v\n", name, counts)
+		if withoutStats {
+			rows := "statistics rows"
+			if leftOut == 1 {
+				rows = "statistics row"
+			}
+			summary += fmt.Sprintf("; left out %d %s, which version %d cannot hold", leftOut, rows, version)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: dumped %s\n", name, summary)
 		return nil
 	}
 	return cmd

@@ -176,8 +176,10 @@ const (
 	DumpVersion = 2
 )
 
-// dumpVersionNoStats is the last version without statistics rows.
-const dumpVersionNoStats = 1
+// DumpVersionNoStats is the last version without statistics rows, the
+// only one that versions of caddy-ark before DumpVersion 2 read:
+// WriteDumpNoStats writes it.
+const DumpVersionNoStats = 1
 
 // DumpCounts is how many of each item a dump holds.
 type DumpCounts struct {
@@ -278,8 +280,8 @@ func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
 	if err != nil {
 		return counts, err
 	}
-	if head.Format != DumpFormat || head.Version < dumpVersionNoStats || head.Version > DumpVersion || head.End != nil || head.Item != (Item{}) {
-		return counts, fmt.Errorf("line 1: not a %s of version %d to %d", DumpFormat, dumpVersionNoStats, DumpVersion)
+	if head.Format != DumpFormat || head.Version < DumpVersionNoStats || head.Version > DumpVersion || head.End != nil || head.Item != (Item{}) {
+		return counts, fmt.Errorf("line 1: not a %s of version %d to %d", DumpFormat, DumpVersionNoStats, DumpVersion)
 	}
 	next := func() (*Item, error) {
 		l, err := read()
@@ -290,7 +292,7 @@ func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
 			return nil, fmt.Errorf("line %d: a header inside the dump", n)
 		}
 		if l.End == nil {
-			if l.Stat != nil && head.Version == dumpVersionNoStats {
+			if l.Stat != nil && head.Version == DumpVersionNoStats {
 				return nil, fmt.Errorf("line %d: a statistics row in a dump of version %d", n, head.Version)
 			}
 			counts.add(&l.Item)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -176,6 +177,48 @@ func runDump(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *t
 		withStat := strings.Replace(old, `{"end"`, `{"stat":{"day":"2025-03-01","list":"top","id":"ark:12345/x5a","count":7}}`+"\n"+`{"end"`, 1)
 		if _, err := store.ReadDump(ctx, dumper(t, open(t)), strings.NewReader(withStat)); err == nil || !strings.Contains(err.Error(), "version 1") {
 			t.Errorf("a dump of version 1 holding statistics: %v", err)
+		}
+	})
+
+	t.Run("WriteDumpNoStats writes version 1, the statistics left out only when told", func(t *testing.T) {
+		src := open(t)
+		fill(t, src)
+		current := dump(t, src)
+		rows := len(allStats(t, src).Resolutions) + len(allStats(t, src).Top) + len(allStats(t, src).NotFound)
+		var buf bytes.Buffer
+		_, _, err := store.WriteDumpNoStats(ctx, dumper(t, src), &buf, false)
+		var refused *store.StatsNotDumpedError
+		if !errors.As(err, &refused) || refused.Rows != rows || rows == 0 || buf.Len() != 0 {
+			t.Fatalf("version 1 of a store with %d statistics rows: %v, %d bytes written; want it refused before writing", rows, err, buf.Len())
+		}
+		written, leftOut, err := store.WriteDumpNoStats(ctx, dumper(t, src), &buf, true)
+		if err != nil || leftOut != rows || written != (store.DumpCountsNoStats{Bindings: 5, Changes: 7, Counters: 2}) {
+			t.Fatalf("version 1, without statistics: %v, %d left out, %v", written, leftOut, err)
+		}
+		var kept []string
+		for _, line := range strings.SplitAfter(current, "\n") {
+			if !strings.HasPrefix(line, `{"stat":`) {
+				kept = append(kept, line)
+			}
+		}
+		want := strings.Replace(strings.Join(kept, ""), `{"format":"caddy-ark store dump","version":2}`, `{"format":"caddy-ark store dump","version":1}`, 1)
+		want = strings.Replace(want, fmt.Sprintf(`"counters":2,"stats":%d}}`, rows), `"counters":2}}`, 1)
+		if buf.String() != want {
+			t.Errorf("version 1, without statistics:\n%s\nwant:\n%s", buf.String(), want)
+		}
+		dst := open(t)
+		if _, err := store.ReadDump(ctx, dumper(t, dst), &buf); err != nil {
+			t.Fatalf("loading the dump of version 1: %v", err)
+		}
+		if st := allStats(t, dst); len(st.Resolutions)+len(st.Top)+len(st.NotFound) != 0 {
+			t.Errorf("a store loaded from version 1 holds statistics: %+v", st)
+		}
+		if err := statsOf(t, src).DropStats(ctx, "9999-12-31"); err != nil {
+			t.Fatal(err)
+		}
+		buf.Reset()
+		if _, leftOut, err := store.WriteDumpNoStats(ctx, dumper(t, src), &buf, false); err != nil || leftOut != 0 || buf.String() != want {
+			t.Errorf("version 1 of a store without statistics: %d left out, %v:\n%s\nwant:\n%s", leftOut, err, buf.String(), want)
 		}
 	})
 
