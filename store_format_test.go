@@ -121,4 +121,4 @@ func writeGunzipped(t *testing.T, src, dst string) {
 }
 
 // The log message of a store file upgraded to the current format.
-const storeUpgraded = "store file upgraded to a new format: what changes is written in it from now on, which older versions of caddy-ark cannot read (to go back to one, move the store with store dump and store load)"
+const storeUpgraded = "store file upgraded to a new format: what changes is written in it from now on, which older versions of caddy-ark cannot read (to go back to one, dump the store with caddy ark store dump --version 1, which leaves the statistics out only when given --without-stats, and load that with the older version's store load)"

@@ -250,7 +250,7 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 		return nil, err
 	}
 	if upgraded > 0 {
-		caddy.Log().Named("ark.stores.bolt").Warn("store file upgraded to a new format: what changes is written in it from now on, which older versions of caddy-ark cannot read (to go back to one, move the store with store dump and store load)",
+		caddy.Log().Named("ark.stores.bolt").Warn("store file upgraded to a new format: what changes is written in it from now on, which older versions of caddy-ark cannot read (to go back to one, dump the store with caddy ark store dump --version 1, which leaves the statistics out only when given --without-stats, and load that with the older version's store load)",
 			zap.String("path", path), zap.Uint64("from", upgraded), zap.Uint64("to", formatCurrent))
 	}
 	b := &boltDB{
