@@ -99,12 +99,9 @@ func (b *Backend) ApplyBatch(ctx context.Context, batch uint64, ws []store.Write
 			if tag.RowsAffected() != int64(len(ks)) {
 				return errRetry // a key created by another transaction since the SELECT
 			}
-			if err := b.lockHistory(octx, tx, true); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(octx, pgSQL(b.schema, `INSERT INTO @.history (time, key, by, old, new, batch)
-				SELECT $1, k, w, o, n, $6 FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::jsonb[]) AS u(k, w, o, n)`),
-				now, ks, bys, olds, news, int64(batch)); err != nil {
+			if _, err := tx.Exec(octx, pgSQL(b.schema, orderedHistory(7)+`INSERT INTO @.history (time, key, by, old, new, batch)
+				SELECT $1, k, w, o, n, $6 FROM ordered, unnest($2::text[], $3::text[], $4::jsonb[], $5::jsonb[]) AS u(k, w, o, n)`),
+				append([]any{now, ks, bys, olds, news, int64(batch)}, b.orderedArgs()...)...); err != nil {
 				return err
 			}
 			changed = ks

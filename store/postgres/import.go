@@ -54,7 +54,7 @@ func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error
 		if err := b.importConflict(ctx, tx); err != nil {
 			return err
 		}
-		if err := b.lockHistory(ctx, tx, false); err != nil {
+		if err := b.lockHistory(ctx, tx); err != nil {
 			return err
 		}
 		err := tx.QueryRow(ctx, pgSQL(b.schema, `WITH added AS (

@@ -183,14 +183,11 @@ func checkWrite(old *store.Binding, w store.Write) error {
 }
 
 // record adds the history records of changes to keys and tells the
-// listening nodes, within tx, as its last statement (see lockHistory).
+// listening nodes, within tx, as its last statement (see orderedHistory).
 func (b *Backend) record(ctx context.Context, tx pgx.Tx, when time.Time, by string, keys []string, olds, news [][]byte) error {
-	if err := b.lockHistory(ctx, tx, true); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, pgSQL(b.schema, `INSERT INTO @.history (time, key, by, old, new)
-		SELECT $1, k, $2, o, n FROM unnest($3::text[], $4::jsonb[], $5::jsonb[]) AS u(k, o, n)`),
-		when, by, keys, olds, news)
+	_, err := tx.Exec(ctx, pgSQL(b.schema, orderedHistory(6)+`INSERT INTO @.history (time, key, by, old, new)
+		SELECT $1, k, $2, o, n FROM ordered, unnest($3::text[], $4::jsonb[], $5::jsonb[]) AS u(k, o, n)`),
+		append([]any{when, by, keys, olds, news}, b.orderedArgs()...)...)
 	return err
 }
 
