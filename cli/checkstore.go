@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/table"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // checkAgainstStore checks that the tables at paths assign no identifier
@@ -41,6 +43,9 @@ func checkAgainstStore(ctx context.Context, paths []string, storeArg, schema, ap
 		bindings = b
 	default:
 		s, closeStore, err := bolt.OpenReadOnly(storeArg)
+		if errors.Is(err, bbolt.ErrTimeout) {
+			return fmt.Errorf("%w; check through its API instead (--api)", err)
+		}
 		if err != nil {
 			return err
 		}

@@ -63,8 +63,10 @@ an end line that counts them. caddy ark store load reads it into a new store
 of either kind; it reads dumps of format version 1, which hold no
 statistics, too.
 
-A bolt file must not be open in a running Caddy (bbolt locks it): back that
-up with caddy ark store backup, then dump the backup. A PostgreSQL store is
+A bolt file is opened read only: the dump changes nothing in it, not even
+the format of a file an older version wrote. It must not be open in a
+running Caddy (bbolt locks it; the dump fails after a few seconds): back
+that up with caddy ark store backup, then dump the backup. A PostgreSQL store is
 read from one snapshot while its nodes go on. With -o, the file appears only
 once the dump is complete.
 
@@ -264,18 +266,21 @@ func writeAtomically(output string, mode os.FileMode, write func(f *os.File) err
 }
 
 // openStoreFlag opens the store that --store names (see openStore).
-func openStoreFlag(cmd *cobra.Command, create bool) (store.Dumper, string, func(), error) {
+func openStoreFlag(cmd *cobra.Command, write bool) (store.Dumper, string, func(), error) {
 	spec, _ := cmd.Flags().GetString("store")
 	schema, _ := cmd.Flags().GetString("schema")
-	return openStore(spec, schema, create)
+	return openStore(spec, schema, write)
 }
 
 // openStore opens the store spec names: a PostgreSQL store (under schema)
 // for a connection string (a postgres:// or postgresql:// URL, or
-// key=value pairs), else the bolt file at that path, which must exist
-// unless create is set. It returns the store, a name for messages, and
-// the function that closes it.
-func openStore(spec, schema string, create bool) (store.Dumper, string, func(), error) {
+// key=value pairs), else the bolt file at that path. With write (store
+// load) a bolt file is opened as Caddy opens it: created if missing, and
+// marked of the current format. Without it (store dump) the file must
+// exist and is opened read only, so that reading it changes nothing, not
+// even the format of a file that an older version wrote. It returns the
+// store, a name for messages, and the function that closes it.
+func openStore(spec, schema string, write bool) (store.Dumper, string, func(), error) {
 	if spec == "" {
 		return nil, "", nil, errors.New("--store is required: a bolt file, or a PostgreSQL connection string")
 	}
@@ -286,15 +291,23 @@ func openStore(spec, schema string, create bool) (store.Dumper, string, func(), 
 		}
 		return b, "postgres schema " + schema, func() { b.Destruct() }, nil
 	}
-	if !create {
+	if !write {
 		if _, err := os.Stat(spec); err != nil {
 			return nil, "", nil, fmt.Errorf("--store %s: %w", spec, err)
 		}
+		s, closeStore, err := bolt.OpenReadOnly(spec)
+		if errors.Is(err, bbolt.ErrTimeout) {
+			err = fmt.Errorf("%w; back it up with caddy ark store backup --api <url>, and dump the backup", err)
+		}
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return s, spec, func() { closeStore() }, nil
 	}
 	s := &bolt.Store{Path: spec}
 	if err := s.Provision(caddy.Context{}); err != nil {
 		if errors.Is(err, bbolt.ErrTimeout) {
-			err = fmt.Errorf("%w; a running Caddy holds it: back it up with caddy ark store backup --api <url>, and dump the backup", err)
+			err = fmt.Errorf("%w; a running Caddy holds it: stop it, or load into another store", err)
 		}
 		return nil, "", nil, err
 	}

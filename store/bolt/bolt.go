@@ -408,18 +408,27 @@ func (b *boltDB) update(fn func(*bolt.Tx) error) error {
 	return b.call(true, func() error { return b.db.Update(fn) })
 }
 
+// ReadOnly is a store file opened for reading only (OpenReadOnly): it
+// reads and dumps as the store does, and every write fails.
+type ReadOnly interface {
+	store.Store
+	store.Dumper
+}
+
 // OpenReadOnly opens the store file at path for reading only, without
-// Caddy, for tools such as `caddy ark check --store`: it creates and
-// changes nothing. bbolt lets readers share a file but not with a writer:
-// while a Caddy has the file open it waits, at most a few seconds, and
-// fails. close releases the file.
-func OpenReadOnly(path string) (s store.Store, close func() error, err error) {
+// Caddy, for tools such as `caddy ark check --store` and `caddy ark store
+// dump`: it creates and changes nothing, and a file of an older format
+// stays of that format. bbolt lets readers share a file but not with a
+// writer: while a Caddy has the file open it waits, at most a few
+// seconds, and fails with an error that wraps bbolt's ErrTimeout. close
+// releases the file.
+func OpenReadOnly(path string) (s ReadOnly, close func() error, err error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, err
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltOpenTimeout, ReadOnly: true})
 	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, nil, fmt.Errorf("%s: a running Caddy holds the file (waited %v): check through its API instead: %w", path, boltOpenTimeout, err)
+		return nil, nil, fmt.Errorf("%s: a running Caddy holds the file (waited %v): %w", path, boltOpenTimeout, err)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)

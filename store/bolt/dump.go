@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	be "encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 
@@ -12,51 +11,31 @@ import (
 )
 
 // Dump implements store.Dumper from one read transaction: a consistent
-// snapshot, held until the dump is written, statistics included. Committed imports are merged
-// into the bindings first. It is for a file no Caddy
-// has open (`caddy ark store dump`); a running store is backed up with
-// Backup, which holds its transaction only while it copies the file.
+// snapshot, held until the dump is written, statistics included. It
+// writes nothing, so that it dumps a file opened read only
+// (OpenReadOnly, `caddy ark store dump`) and leaves it as it was: a
+// committed import that the merger has not moved into the bindings yet
+// is dumped as the merge would leave it (see mergedBindings and
+// mergedHistory). A running store is backed up with Backup, which holds
+// its transaction only while it copies the file.
 func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
-	if err := b.mergeAll(); err != nil {
-		return err
-	}
 	return b.view(func(tx *bolt.Tx) error {
-		if id, _ := tx.Bucket(bucketImports).Cursor().First(); id != nil {
-			return errImportPending
+		v := openView(tx)
+		if err := mergedBindings(ctx, v, fn); err != nil {
+			return err
 		}
-		c := tx.Bucket(bucketBindings).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			bd, err := decodeBinding(string(k), v)
-			if err != nil {
-				return err
-			}
-			if err := fn(&store.Item{Binding: bd}); err != nil {
-				return err
-			}
+		if err := mergedHistory(ctx, tx, v.merging, fn); err != nil {
+			return err
 		}
-		c = tx.Bucket(bucketHistory).Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			ch, err := readChange(tx, k)
-			if err != nil {
-				return err
-			}
-			if err := fn(&store.Item{Change: ch}); err != nil {
-				return err
-			}
-		}
-		c = tx.Bucket(bucketCounters).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(v) != 8 {
-				return fmt.Errorf("a damaged counter in the store: %s", k)
-			}
-			if err := fn(&store.Item{Counter: &store.Counter{Name: string(k), Value: be.BigEndian.Uint64(v)}}); err != nil {
-				return err
+		if counters := tx.Bucket(bucketCounters); counters != nil {
+			c := counters.Cursor()
+			for k, val := c.First(); k != nil; k, val = c.Next() {
+				if len(val) != 8 {
+					return fmt.Errorf("a damaged counter in the store: %s", k)
+				}
+				if err := fn(&store.Item{Counter: &store.Counter{Name: string(k), Value: be.BigEndian.Uint64(val)}}); err != nil {
+					return err
+				}
 			}
 		}
 		return dumpStats(ctx, tx, fn)
@@ -142,21 +121,6 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 	b.notify(nil)
 	return nil
 }
-
-// mergeAll moves every committed import into the bindings, with its
-// history records, as the merger would in the background: a dump holds
-// them as bindings with their history.
-func (b *boltDB) mergeAll() error {
-	for {
-		_, more, err := b.mergeChunk()
-		if err != nil || !more {
-			return err
-		}
-	}
-}
-
-// errImportPending refuses a dump that an import committed during.
-var errImportPending = errors.New("an import committed while the dump began: dump again")
 
 // Interface guard.
 var _ store.Dumper = (*Store)(nil)

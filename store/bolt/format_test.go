@@ -88,12 +88,17 @@ func format1Dump(t *testing.T) (old, current string) {
 // dumped, byte for byte but for the dump's version, and goes on: it is
 // marked format 2, its changes are written compact, and old and new
 // records read together after a restart. Opened read only, it is read and
-// left as it was.
+// dumped (its committed import as the merge will leave it) and left as
+// it was, byte for byte.
 func TestBoltReadsAFileOfFormat1(t *testing.T) {
 	ctx := context.Background()
 	_, want := format1Dump(t)
 
 	path := format1File(t)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ro, closeRO, err := OpenReadOnly(path)
 	if err != nil {
 		t.Fatalf("read only: %v", err)
@@ -102,9 +107,19 @@ func TestBoltReadsAFileOfFormat1(t *testing.T) {
 	if err != nil || got[0] == nil || got[0].Target != "/objects/d1.html" || got[1] == nil || got[1].Reason != "duplicate" || got[2] == nil || got[2].Status != 303 {
 		t.Errorf("read only, Lookup: %+v, %v", got, err)
 	}
+	var roDump bytes.Buffer
+	if _, err := store.WriteDump(ctx, ro, &roDump); err != nil {
+		t.Fatalf("read only, dump: %v", err)
+	}
+	if roDump.String() != want {
+		t.Errorf("read only, a file of format 1 dumps differently than the version that wrote it:\n%s\nwant:\n%s", roDump.String(), want)
+	}
 	closeRO()
 	if f := formatOf(t, path); f != 0 {
 		t.Errorf("opened read only, the file was marked format %d", f)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("opened read only and dumped, the file changed (%v)", err)
 	}
 
 	s := openBoltStore(t, path)
