@@ -409,7 +409,9 @@ func (b *boltDB) update(fn func(*bolt.Tx) error) error {
 }
 
 // ReadOnly is a store file opened for reading only (OpenReadOnly): it
-// reads and dumps as the store does, and every write fails.
+// looks up, lists and dumps as the store does, and every write fails, as
+// does Get of a key that a committed import holds but the merger has not
+// moved yet (Get moves it first, so that it has its history).
 type ReadOnly interface {
 	store.Store
 	store.Dumper
