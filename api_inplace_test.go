@@ -43,11 +43,16 @@ func startServingAPISite(t *testing.T, root, apiMore, more string) *apiSite {
 		db:    filepath.Join(t.TempDir(), "ark.db"),
 		table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}}),
 	}
+	s.site = startSite(t, servingAPISiteBody(s, root, apiMore, more))
+	return s
+}
+
+// servingAPISiteBody is the site block of a site startServingAPISite
+// started as s: to load it again with other settings.
+func servingAPISiteBody(s *apiSite, root, apiMore, more string) string {
 	body := apiSiteBody(s.db, s.table, more)
 	body = strings.Replace(body, "api /api/ark {", "api /api/ark {\n\t\t\t"+apiMore, 1)
-	body = strings.Replace(body, `respond "not the API" 418`, "root * "+root+"\n\tfile_server", 1)
-	s.site = startSite(t, body)
-	return s
+	return strings.Replace(body, `respond "not the API" 418`, "root * "+root+"\n\tfile_server", 1)
 }
 
 // A key scoped to one shoulder cannot publish a hidden file by binding an

@@ -225,8 +225,14 @@ func checkRetarget(t *testing.T, s *apiSite) {
 // undo posts an undo with the editor's key and decodes its 200 answer.
 func (s *apiSite) undo(path string) api.UndoResult {
 	s.t.Helper()
+	return s.undoAs("editor", path)
+}
+
+// undoAs posts an undo with key and decodes its 200 answer.
+func (s *apiSite) undoAs(key, path string) api.UndoResult {
+	s.t.Helper()
 	var res api.UndoResult
-	got := s.call("POST", path, "editor", "")
+	got := s.call("POST", path, key, "")
 	if err := json.Unmarshal([]byte(got.body), &res); err != nil || got.status != http.StatusOK {
 		s.t.Fatalf("POST %s: %d %s", path, got.status, got.body)
 	}

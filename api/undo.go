@@ -24,8 +24,10 @@ type UndoResult struct {
 // the batch changed and that has not changed since gets back the binding
 // it had before, in batches of BatchSize, each whole, as a new batch
 // recorded under the caller's name. The caller must be able to write
-// every identifier the batch changed (else 403, and nothing changes).
-// An unknown batch is 404.
+// every identifier the batch changed (else 403, and nothing changes), and
+// every binding given back must be one that PUT would bind now (else 400
+// naming it, and nothing changes): in_place may have changed since the
+// batch. An unknown batch is 404.
 func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*UndoResult, error) {
 	ss, err := a.session(s, who)
 	if err != nil {
@@ -46,6 +48,12 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 		if !ss.key.may(true, ch.Key) {
 			return refuse(http.StatusForbidden, "key %s may not write %s, which batch %d changed: nothing was undone", ss.key.name, ch.Key, batch)
 		}
+		if ch.Old == nil || ch.New == nil {
+			return nil // a creation: nothing to give back
+		}
+		if _, err := ss.restoring(ch, who); err != nil {
+			return refuse(ErrorStatus(err), "%v: nothing was undone", err)
+		}
 		return nil
 	})
 	if err != nil {
@@ -62,12 +70,11 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 			res.Skipped = append(res.Skipped, ch.Key) // a creation: nothing to give back
 			return nil
 		}
-		old := ch.Old
-		return ap.add(store.Write{
-			Binding:   store.Binding{Key: ch.Key, Target: old.Target, Status: old.Status, Passthrough: old.Passthrough, Meta: old.Meta, Reason: old.Reason},
-			IfVersion: ch.New.Version, // not if it changed since
-			By:        who.Name(),
-		})
+		w, err := ss.restoring(ch, who)
+		if err != nil {
+			return err
+		}
+		return ap.add(*w)
 	})
 	if err == nil {
 		err = ap.flush()
@@ -77,6 +84,21 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 	}
 	res.Restored, res.Skipped = ap.made, append(res.Skipped, ap.missed...)
 	return res, nil
+}
+
+// restoring returns the write that gives ch.Key back the binding it had
+// before ch, a change that was not a creation, on condition that it has
+// not changed since: the old binding checked as PUT checks a binding now,
+// since what the API binds (in_place) may have changed since it was
+// written.
+func (ss *session) restoring(ch *store.Change, who *Caller) (*store.Write, error) {
+	old := ch.Old
+	pass := old.Passthrough
+	b, err := ss.a.checkBinding(ch.Key, &BindRequest{Target: old.Target, Status: old.Status, Passthrough: &pass, Meta: old.Meta})
+	if err != nil {
+		return nil, err
+	}
+	return &store.Write{Binding: *b, IfVersion: ch.New.Version, By: who.Name()}, nil
 }
 
 // serveBatch answers POST batches/<batch>/undo.
