@@ -57,3 +57,112 @@ func TestAPIUndoRestoresOnlyWhatPUTWouldBind(t *testing.T) {
 		t.Errorf("after the undo: %d %q", got.status, got.body)
 	}
 }
+
+// A retarget binds only what PUT would: a new in-place target outside
+// in_place, or naming a hidden file in any spelling, is a 400 naming the
+// identifier, and nothing changes; a retarget keeps each binding's
+// status, and never reaches what a table assigns.
+func TestAPIRetargetBindsOnlyWhatPUTWould(t *testing.T) {
+	s := startServingAPISite(t, hiddenRoot(t), "in_place /objects/ /media/", "")
+	for id, body := range map[string]string{
+		"ark:12345/x5a": `{"target": "/objects/a.txt"}`,
+		"ark:12345/x5t": `{"target": "https://old.example.org/t", "status": 307}`,
+	} {
+		if got := s.call("PUT", "/id/"+id, "x5", body); got.status != http.StatusCreated {
+			t.Fatalf("PUT %s: %d %s", id, got.status, got.body)
+		}
+	}
+	const hidden = "served in place may not have a path segment starting with"
+	for _, tt := range []struct{ from, to, reason string }{
+		{"/objects/", "/secret/", "in_place /objects/ /media/"},
+		{"/objects/a.txt", "/.git/config", hidden},
+		{"/objects/a.txt", "/x/../.env", hidden},
+		{"/objects/", "/objects/../", hidden},
+		{"/objects/", "/objects/%2E%2E%2F", hidden},
+		{"/objects/a.txt", "/media/%2Eenv", hidden},
+		{"/objects/a.txt", "/media/..%5C.env", hidden},
+	} {
+		got := s.retarget("x5", api.RetargetRequest{From: tt.from, To: tt.to}, nil)
+		if got.status != http.StatusBadRequest || !strings.Contains(got.body, "ark:12345/x5a:") || !strings.Contains(got.body, tt.reason) {
+			t.Errorf("retarget %s to %s: %d %s; want 400 naming ark:12345/x5a, saying %q", tt.from, tt.to, got.status, got.body, tt.reason)
+		}
+	}
+	if b := s.lookup("ark:12345/x5a").Binding; b.Version != 1 {
+		t.Errorf("a refused retarget changed ark:12345/x5a: %+v", b)
+	}
+	if got := s.get("/ark:12345/x5a"); got.status != http.StatusOK || got.body != "object a\n" {
+		t.Errorf("ark:12345/x5a after the refused retargets: %d %q", got.status, got.body)
+	}
+
+	var res api.RetargetResult
+	if got := s.retarget("editor", api.RetargetRequest{From: "https://old.example.org/", To: "https://new.example.org/"}, &res); got.status != http.StatusOK || res.Count != 1 {
+		t.Fatalf("retarget: %d %s", got.status, got.body)
+	}
+	if got := s.get("/ark:12345/x5t"); got.status != http.StatusTemporaryRedirect || got.location != "https://new.example.org/t" {
+		t.Errorf("ark:12345/x5t after the retarget: %d %q, want 307 to the new target", got.status, got.location)
+	}
+	var pre api.RetargetPreview
+	if got := s.retarget("editor", api.RetargetRequest{From: "https://table.example.org/", To: "/objects/", DryRun: true}, &pre); got.status != http.StatusOK || pre.Count != 0 {
+		t.Errorf("a retarget of the table's target: %d %s; want nothing to change", got.status, got.body)
+	}
+	s.expectRedirects(map[string]string{"/ark:12345/t1": "https://table.example.org/t1"})
+}
+
+// A key scoped to a shoulder retargets only under it, whatever prefix it
+// gives, and undoes a batch only while it may write every identifier of
+// it: not another key's batch reaching outside its shoulder, and not its
+// own once its scope no longer covers it.
+func TestAPIRetargetAndUndoKeepToTheKeysScope(t *testing.T) {
+	s := startAPISite(t, "")
+	for _, id := range []string{"ark:12345/b1", "ark:12345/x5a", "ark:12345/x6a", "urn:isbn:9780000000001"} {
+		if got := s.call("PUT", "/id/"+id, "editor", `{"target": "https://old.example.org/`+id+`"}`); got.status != http.StatusCreated {
+			t.Fatalf("PUT %s: %d %s", id, got.status, got.body)
+		}
+	}
+	for _, prefix := range []string{"ark:12345/b", "urn:isbn:"} {
+		var res api.RetargetResult
+		got := s.retarget("x5", api.RetargetRequest{From: "https://old.example.org/", To: "https://new.example.org/", Prefix: prefix}, &res)
+		if got.status != http.StatusOK || res.Count != 0 {
+			t.Errorf("x5 retargets under %s: %d %s; want nothing changed", prefix, got.status, got.body)
+		}
+	}
+	var mine api.RetargetResult
+	if got := s.retarget("x5", api.RetargetRequest{From: "https://old.example.org/", To: "https://new.example.org/", Prefix: "ark:/12345/x"}, &mine); got.status != http.StatusOK || mine.Count != 1 {
+		t.Fatalf("x5 retargets under ark:/12345/x: %d %s; want its one identifier changed", got.status, got.body)
+	}
+	for id, want := range map[string]string{
+		"ark:12345/x5a":          "https://new.example.org/ark:12345/x5a",
+		"ark:12345/b1":           "https://old.example.org/ark:12345/b1",
+		"ark:12345/x6a":          "https://old.example.org/ark:12345/x6a",
+		"urn:isbn:9780000000001": "https://old.example.org/urn:isbn:9780000000001",
+	} {
+		if b := s.lookup(id).Binding; b.Target != want {
+			t.Errorf("%s after x5's retarget: %q, want %q", id, b.Target, want)
+		}
+	}
+
+	var theirs api.RetargetResult
+	if got := s.retarget("editor", api.RetargetRequest{From: "https://", To: "https://moved.example.org/"}, &theirs); got.status != http.StatusOK || theirs.Count != 4 {
+		t.Fatalf("the editor's retarget: %d %s", got.status, got.body)
+	}
+	if got := s.call("POST", fmt.Sprintf("/batches/%d/undo", theirs.Batch), "x5", ""); got.status != http.StatusForbidden || !strings.Contains(got.body, "nothing was undone") {
+		t.Errorf("x5 undoes the editor's batch: %d %s; want 403", got.status, got.body)
+	}
+	if b := s.lookup("ark:12345/b1").Binding; b.Version != 2 {
+		t.Errorf("ark:12345/b1 after the refused undo: %+v", b)
+	}
+	if undo := s.undo(fmt.Sprintf("/batches/%d/undo", theirs.Batch)); undo.Restored != 4 {
+		t.Fatalf("the editor's undo: %+v", undo)
+	}
+
+	body := strings.Replace(apiSiteBody(s.db, s.table, ""), " write:ark:12345/x5", " write:ark:12345/y7", 1)
+	if err := s.load(body); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.call("POST", fmt.Sprintf("/batches/%d/undo", mine.Batch), "x5", ""); got.status != http.StatusForbidden || !strings.Contains(got.body, "ark:12345/x5a") {
+		t.Errorf("x5 undoes its own batch once scoped to y7: %d %s; want 403", got.status, got.body)
+	}
+	if b := s.lookup("ark:12345/x5a").Binding; b.Target != "https://new.example.org/ark:12345/x5a" {
+		t.Errorf("ark:12345/x5a after the refused undo: %q", b.Target)
+	}
+}
