@@ -148,8 +148,10 @@ is kept as it was: versions, times, key names, history sequence numbers,
 minted names, withdrawals, counters and statistics, count for count; changes
 made after continue from it.
 A store that holds anything is refused, and so is a dump cut short, out of
-order or holding anything unknown: then nothing is loaded. PostgreSQL keeps
-times to the microsecond.
+order, holding anything unknown, or holding a binding that no write makes (a
+permanent redirect, a status or target no table entry may have: a dump
+edited by hand): then nothing is loaded. PostgreSQL keeps times to the
+microsecond.
 `,
 		Args: cobra.MaximumNArgs(1),
 	}
@@ -169,7 +171,7 @@ times to the microsecond.
 			return err
 		}
 		defer closeStore()
-		counts, err := store.ReadDump(cmd.Context(), d, in)
+		counts, err := store.ReadDumpChecked(cmd.Context(), d, in, checkDumpBinding)
 		if errors.Is(err, store.ErrNotEmpty) {
 			return fmt.Errorf("%s: nothing loaded: %w", name, err)
 		}

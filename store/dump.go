@@ -259,6 +259,13 @@ func WriteDump(ctx context.Context, d Dumper, w io.Writer) (DumpCounts, error) {
 // is cut short, holds anything unknown or out of order, or does not
 // hold what its end line counts loads nothing.
 func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
+	return ReadDumpChecked(ctx, d, r, nil)
+}
+
+// ReadDumpChecked is ReadDump calling check, when not nil, with every
+// item as it is read: an error of check is an error of the item's line,
+// and the dump loads nothing.
+func ReadDumpChecked(ctx context.Context, d Dumper, r io.Reader, check func(*Item) error) (DumpCounts, error) {
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	dec.DisallowUnknownFields()
 	var (
@@ -294,6 +301,11 @@ func ReadDump(ctx context.Context, d Dumper, r io.Reader) (DumpCounts, error) {
 		if l.End == nil {
 			if l.Stat != nil && head.Version == DumpVersionNoStats {
 				return nil, fmt.Errorf("line %d: a statistics row in a dump of version %d", n, head.Version)
+			}
+			if check != nil {
+				if err := check(&l.Item); err != nil {
+					return nil, fmt.Errorf("line %d: %w", n, err)
+				}
 			}
 			counts.add(&l.Item)
 			return &l.Item, nil
