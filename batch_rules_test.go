@@ -166,3 +166,35 @@ func TestAPIRetargetAndUndoKeepToTheKeysScope(t *testing.T) {
 		t.Errorf("ark:12345/x5a after the refused undo: %q", b.Target)
 	}
 }
+
+// An undo gives back only identifiers PUT would write now: once the site
+// no longer has the NAAN of an identifier a batch changed, undoing the
+// batch is refused as PUT is, and changes nothing.
+func TestAPIUndoKeepsToTheSitesIdentifiers(t *testing.T) {
+	s := startAPISite(t, "")
+	wide := strings.Replace(apiSiteBody(s.db, s.table, ""), "naan 12345", "naan 12345 23456", 1)
+	wide = strings.Replace(wide, " write:urn:isbn", " write:urn:isbn write:ark:23456", 1)
+	if err := s.load(wide); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.call("PUT", "/id/ark:23456/a", "editor", `{"target": "https://old.example.org/a"}`); got.status != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", got.status, got.body)
+	}
+	var res api.RetargetResult
+	if got := s.retarget("editor", api.RetargetRequest{From: "https://old.example.org/", To: "https://new.example.org/"}, &res); got.status != http.StatusOK || res.Count != 1 {
+		t.Fatalf("retarget: %d %s", got.status, got.body)
+	}
+	if err := s.load(strings.Replace(wide, "naan 12345 23456", "naan 12345", 1)); err != nil {
+		t.Fatal(err)
+	}
+	got := s.call("POST", fmt.Sprintf("/batches/%d/undo", res.Batch), "editor", "")
+	if got.status != http.StatusBadRequest || !strings.Contains(got.body, "NAAN 23456 is not this site's") || !strings.Contains(got.body, "nothing was undone") {
+		t.Errorf("undo of an identifier of a NAAN the site no longer has: %d %s; want 400 as PUT answers", got.status, got.body)
+	}
+	if err := s.load(wide); err != nil {
+		t.Fatal(err)
+	}
+	if b := s.lookup("ark:23456/a").Binding; b.Target != "https://new.example.org/a" || b.Version != 2 {
+		t.Errorf("ark:23456/a after the refused undo: %q version %d", b.Target, b.Version)
+	}
+}

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // Caller is an API key that a request was made with, once checked: what
@@ -81,6 +83,35 @@ func (ss *session) managed(key string) bool {
 	}
 	_, assigned := ss.rs.Table().SourceOf(key)
 	return !assigned
+}
+
+// managedKey parses an identifier and checks that the key may read it,
+// or write it, and that the store may hold it: an identifier of this site
+// that no table assigns, and that could be answered. Every write of the
+// API checks its identifier so.
+func (ss *session) managedKey(raw string, write bool) (string, error) {
+	key, naan, err := table.AssignableKey(raw)
+	if err != nil {
+		return "", refuse(http.StatusBadRequest, "%v", err)
+	}
+	if _, path, _ := strings.Cut(key, "/"); urlpath.DottedSegment(path) {
+		// It could never be answered: the rule of segments.go refuses it.
+		return "", refuse(http.StatusBadRequest, "%s: %v", key, urlpath.ErrDotSegment)
+	}
+	if naan != "" && !ss.rs.Ours(naan) {
+		return "", refuse(http.StatusBadRequest, "%s: NAAN %s is not this site's: add it with naan", key, naan)
+	}
+	if !ss.key.may(write, key) {
+		access := "read"
+		if write {
+			access = "write"
+		}
+		return "", refuse(http.StatusForbidden, "key %s may not %s %s", ss.key.name, access, key)
+	}
+	if by, ok := ss.rs.Table().SourceOf(key); ok {
+		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)
+	}
+	return key, nil
 }
 
 // callError is err as the API answers it: a refusal as it is, anything

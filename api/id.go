@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -45,31 +44,11 @@ func (c *apiCall) serveID(raw string) error {
 }
 
 // managedKey parses an identifier of the request and checks that the key
-// may read it, or write it, and that the store may hold it: an identifier
-// of this site that no table assigns.
+// may read it, or write it, and that the store may hold it (see
+// session.managedKey).
 func (c *apiCall) managedKey(raw string, write bool) (string, error) {
-	key, naan, err := table.AssignableKey(raw)
-	if err != nil {
-		return "", refuse(http.StatusBadRequest, "%v", err)
-	}
-	if _, path, _ := strings.Cut(key, "/"); urlpath.DottedSegment(path) {
-		// It could never be answered: the rule of segments.go refuses it.
-		return "", refuse(http.StatusBadRequest, "%s: %v", key, urlpath.ErrDotSegment)
-	}
-	if naan != "" && !c.rs.Ours(naan) {
-		return "", refuse(http.StatusBadRequest, "%s: NAAN %s is not this site's: add it with naan", key, naan)
-	}
-	if !c.key.may(write, key) {
-		access := "read"
-		if write {
-			access = "write"
-		}
-		return "", refuse(http.StatusForbidden, "key %s may not %s %s", c.key.name, access, key)
-	}
-	if by, ok := c.rs.Table().SourceOf(key); ok {
-		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)
-	}
-	return key, nil
+	ss := &session{a: c.a, rs: c.rs, store: c.store, key: c.key}
+	return ss.managedKey(raw, write)
 }
 
 // get answers GET id/<id>: the binding and its history, with its version

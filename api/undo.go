@@ -24,10 +24,11 @@ type UndoResult struct {
 // the batch changed and that has not changed since gets back the binding
 // it had before, in batches of BatchSize, each whole, as a new batch
 // recorded under the caller's name. The caller must be able to write
-// every identifier the batch changed (else 403, and nothing changes), and
-// every binding given back must be one that PUT would bind now (else 400
-// naming it, and nothing changes): in_place may have changed since the
-// batch. An unknown batch is 404.
+// every identifier the batch changed, and every binding given back must
+// be one that PUT would bind now, since the configuration (in_place, the
+// NAANs, the key's scopes) may have changed since the batch: else the
+// answer PUT would give (403, 400 naming the identifier), and nothing
+// changes. An unknown batch is 404.
 func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*UndoResult, error) {
 	ss, err := a.session(s, who)
 	if err != nil {
@@ -45,8 +46,8 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 		return nil, refuse(http.StatusNotFound, "batch %d: no such batch", batch)
 	}
 	err = batcher.BatchChanges(ctx, batch, func(ch *store.Change) error {
-		if !ss.key.may(true, ch.Key) {
-			return refuse(http.StatusForbidden, "key %s may not write %s, which batch %d changed: nothing was undone", ss.key.name, ch.Key, batch)
+		if _, err := ss.managedKey(ch.Key, true); err != nil {
+			return refuse(ErrorStatus(err), "%v, which batch %d changed: nothing was undone", err, batch)
 		}
 		if ch.Old == nil || ch.New == nil {
 			return nil // a creation: nothing to give back
