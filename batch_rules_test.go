@@ -46,6 +46,16 @@ func TestAPIUndoRestoresOnlyWhatPUTWouldBind(t *testing.T) {
 	if got := s.get("/ark:12345/x5m"); got.body == "media m\n" {
 		t.Error("the refused undo serves /media/m.txt in place")
 	}
+	// caddy ark undo and retarget are refused alike, saying why.
+	t.Setenv("ARK_API_KEY", "x5-secret")
+	_, errOut, status := runCaddy(t, "", "ark", "undo", "--api", s.base+"/api/ark", fmt.Sprint(res.Batch))
+	if status == 0 || !strings.Contains(errOut, "ark:12345/x5m") || !strings.Contains(errOut, "nothing was undone") {
+		t.Errorf("caddy ark undo: status %d, %s", status, errOut)
+	}
+	_, errOut, status = runCaddy(t, "", "ark", "retarget", "--api", s.base+"/api/ark", "--from", "/objects/", "--to", "/x/../", "--dry-run")
+	if status == 0 || !strings.Contains(errOut, "ark:12345/x5m") || !strings.Contains(errOut, "served in place may not have") {
+		t.Errorf("caddy ark retarget to /x/../: status %d, %s", status, errOut)
+	}
 
 	if err := s.load(servingAPISiteBody(s, root, "in_place /objects/ /media/", "")); err != nil {
 		t.Fatal(err)
