@@ -52,3 +52,27 @@ func TestStoreLoadRefusesWhatNoWriteMakes(t *testing.T) {
 		t.Fatalf("loading a dump with an in-place target under a hidden segment: %d %s", status, stderr)
 	}
 }
+
+// A store loaded from a dump holding an identifier that a table assigns
+// is not served with that table: the config is refused, naming the
+// table's entry, as for a store that the API wrote (an identifier has
+// one source).
+func TestStoreLoadedMayNotHoldWhatATableAssigns(t *testing.T) {
+	s := startAPISite(t, "")
+	if got := s.call("PUT", "/id/ark:12345/x5a", "editor", `{"target": "https://a.example.org/"}`); got.status != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", got.status, got.body)
+	}
+	startSite(t, `respond "elsewhere" 200`) // Caddy lets go of the file
+	dump, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.db)
+	if status != 0 {
+		t.Fatalf("store dump: %d %s", status, stderr)
+	}
+	db := filepath.Join(t.TempDir(), "loaded.db")
+	if _, stderr, status := runCaddy(t, strings.ReplaceAll(dump, "ark:12345/x5a", "ark:12345/t1"), "ark", "store", "load", "--store", db); status != 0 {
+		t.Fatalf("store load: %d %s", status, stderr)
+	}
+	err := newOpsSite(t).load(apiSiteBody(db, s.table, ""))
+	if err == nil || !strings.Contains(err.Error(), s.table+":") || !strings.Contains(err.Error(), "ark:12345/t1 is bound in the store") || !strings.Contains(err.Error(), "one source") {
+		t.Errorf("a config whose table assigns what the loaded store holds: %v", err)
+	}
+}
