@@ -191,8 +191,14 @@ type DumpCounts struct {
 	Stats int `json:"stats"`
 }
 
+// String says the counts, as store dump and store load print them.
 func (c DumpCounts) String() string {
-	return plural(c.Bindings, "binding") + ", " + plural(c.Changes, "history record") + ", " + plural(c.Counters, "counter") + ", " + plural(c.Stats, "statistics row")
+	return c.withoutStats().String() + ", " + plural(c.Stats, "statistics row")
+}
+
+// withoutStats is c without the count of statistics rows.
+func (c DumpCounts) withoutStats() DumpCountsNoStats {
+	return DumpCountsNoStats{Bindings: c.Bindings, Changes: c.Changes, Counters: c.Counters}
 }
 
 // plural writes n nouns, in the singular for one.

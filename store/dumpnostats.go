@@ -17,6 +17,7 @@ type StatsNotDumpedError struct {
 	Rows int
 }
 
+// Error says why the dump was refused.
 func (e *StatsNotDumpedError) Error() string {
 	if e.Rows == 0 {
 		return fmt.Sprintf("statistics rows were written to the store during the dump, which a dump of version %d cannot hold: the dump stops without its end line", DumpVersionNoStats)
@@ -33,6 +34,7 @@ type DumpCountsNoStats struct {
 	Counters int `json:"counters"`
 }
 
+// String says the counts, as store dump prints them.
 func (c DumpCountsNoStats) String() string {
 	return plural(c.Bindings, "binding") + ", " + plural(c.Changes, "history record") + ", " + plural(c.Counters, "counter")
 }
@@ -61,6 +63,7 @@ func WriteDumpNoStats(ctx context.Context, d Dumper, w io.Writer, withoutStats b
 	if err := enc.Encode(dumpLine{Format: DumpFormat, Version: DumpVersionNoStats}); err != nil {
 		return written, 0, err
 	}
+	var counts DumpCounts
 	err = d.Dump(ctx, func(it *Item) error {
 		if it.Stat != nil {
 			if !withoutStats {
@@ -69,16 +72,10 @@ func WriteDumpNoStats(ctx context.Context, d Dumper, w io.Writer, withoutStats b
 			leftOut++
 			return nil
 		}
-		switch {
-		case it.Binding != nil:
-			written.Bindings++
-		case it.Change != nil:
-			written.Changes++
-		case it.Counter != nil:
-			written.Counters++
-		}
+		counts.add(it)
 		return enc.Encode(dumpLine{Item: *it})
 	})
+	written = counts.withoutStats()
 	if err != nil {
 		return written, leftOut, err
 	}
