@@ -30,10 +30,10 @@ func storeCommand() *cobra.Command {
 		Use:   "store",
 		Short: "Dumps, loads and backs up whole stores",
 		Long: `
-Moves whole stores, history and statistics included: dump writes a store (a bolt file no
-Caddy has open, or a PostgreSQL store) as NDJSON; load fills a new, empty
-store with it, of either kind; backup copies the bolt file of a running
-Caddy through the API.
+Moves whole stores, history and statistics included: dump writes a store
+(a bolt file no Caddy has open, or a PostgreSQL store) as NDJSON; load
+fills a new, empty store with it, of either kind; backup copies the bolt
+file of a running Caddy through the API.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -66,9 +66,9 @@ statistics, too.
 A bolt file is opened read only: the dump changes nothing in it, not even
 the format of a file an older version wrote. It must not be open in a
 running Caddy (bbolt locks it; the dump fails after a few seconds): back
-that up with caddy ark store backup, then dump the backup. A PostgreSQL store is
-read from one snapshot while its nodes go on. With -o, the file appears only
-once the dump is complete.
+that up with caddy ark store backup, then dump the backup. A PostgreSQL
+store is read from one snapshot while its nodes go on. With -o, the file
+appears only once the dump is complete.
 
 --version 1 writes format version 1, which versions of caddy-ark before
 statistics were dumped read: the way back to one of them. Version 1 cannot
