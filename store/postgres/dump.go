@@ -80,7 +80,7 @@ func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
 
 // pgDumpStats reads the rows of the statistics, both tables, in
 // store.StatRow order.
-const pgDumpStats = `SELECT day::text, list, shoulder, outcome, id, count FROM (
+const pgDumpStats = `SELECT to_char(day, 'YYYY-MM-DD'), list, shoulder, outcome, id, count FROM (
 		SELECT day, '` + store.StatResolutions + `' AS list, shoulder, outcome, '' AS id, count FROM @.stats_resolutions
 		UNION ALL SELECT day, list, '', '', id, count FROM @.stats_names
 	) AS s ORDER BY day, list COLLATE "C", shoulder COLLATE "C", outcome COLLATE "C", id COLLATE "C"`

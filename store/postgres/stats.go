@@ -85,7 +85,7 @@ func (b *Backend) ReadStats(ctx context.Context, from, to string) (*store.Stats,
 	defer cancel()
 	s := &store.Stats{}
 	err = pgx.BeginTxFunc(octx, b.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		rows, err := tx.Query(octx, pgSQL(b.schema, `SELECT day::text, shoulder, outcome, count FROM @.stats_resolutions
+		rows, err := tx.Query(octx, pgSQL(b.schema, `SELECT to_char(day, 'YYYY-MM-DD'), shoulder, outcome, count FROM @.stats_resolutions
 			WHERE day BETWEEN $1::date AND $2::date ORDER BY day, shoulder, outcome`), from, to)
 		if err != nil {
 			return err
@@ -98,7 +98,7 @@ func (b *Backend) ReadStats(ctx context.Context, from, to string) (*store.Stats,
 		if err != nil {
 			return err
 		}
-		rows, err = tx.Query(octx, pgSQL(b.schema, `SELECT list, day::text, id, count FROM @.stats_names
+		rows, err = tx.Query(octx, pgSQL(b.schema, `SELECT list, to_char(day, 'YYYY-MM-DD'), id, count FROM @.stats_names
 			WHERE day BETWEEN $1::date AND $2::date ORDER BY list, day, count DESC, id`), from, to)
 		if err != nil {
 			return err

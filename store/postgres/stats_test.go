@@ -43,3 +43,45 @@ func TestPostgresStatsMigrateVersion1(t *testing.T) {
 		t.Errorf("schema_version %d, %v; want %d", version, err, len(pgMigrations))
 	}
 }
+
+// A server whose DateStyle is not ISO still gives days as YYYY-MM-DD, in
+// the statistics read and in a dump, which a load checks.
+func TestPostgresStatsDaysWhateverTheDateStyle(t *testing.T) {
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{conn.Config().Database}.Sanitize()+" SET datestyle TO 'SQL, DMY'"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	b := newNode(t, dsn)
+	in := &store.Stats{
+		Resolutions: []store.ResolutionCount{{Day: "2026-11-28", Shoulder: "ark:12345/x5", Outcome: "redirect", Count: 3}},
+		Top:         []store.NameCount{{Day: "2026-11-28", ID: "ark:12345/x5wf", Count: 3}},
+	}
+	if err := b.AddStats(ctx, in, store.StatsKeep{Top: 10, NotFound: 10}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ReadStats(ctx, "2026-11-01", "2026-11-30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Resolutions) != 1 || got.Resolutions[0].Day != "2026-11-28" || len(got.Top) != 1 || got.Top[0].Day != "2026-11-28" {
+		t.Errorf("ReadStats under DateStyle SQL, DMY: %+v", got)
+	}
+	var days []string
+	if err := b.Dump(ctx, func(it *store.Item) error {
+		if it.Stat != nil {
+			days = append(days, it.Stat.Day)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 2 || days[0] != "2026-11-28" || days[1] != "2026-11-28" {
+		t.Errorf("the dump's days under DateStyle SQL, DMY: %q", days)
+	}
+}
