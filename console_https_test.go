@@ -5,27 +5,20 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
-	"github.com/caddyserver/caddy/v2"
 )
 
 // On HTTPS the console's cookies are Secure: the browser never sends
 // them over plain HTTP.
 func TestConsoleCookiesAreSecureOnHTTPS(t *testing.T) {
-	httpsPort := freePort(t)
-	storage := t.TempDir()
-	global := "{\n\tadmin off\n\tpersist_config off\n\tskip_install_trust\n\tlocal_certs\n\tstorage file_system " + storage +
-		"\n\tauto_https disable_redirects\n\thttp_port " + strconv.Itoa(freePort(t)) + "\n\thttps_port " + strconv.Itoa(httpsPort) +
-		"\n\tgrace_period 1s\n\tlog {\n\t\toutput discard\n\t}\n}\n"
 	keys := strings.Replace(apiKeys, "%editor", keyHash("editor-secret"), 1)
 	keys = strings.Replace(strings.Replace(keys, "%reader", keyHash("reader-secret"), 1), "%x5", keyHash("x5-secret"), 1)
-	cfg, err := adaptCaddyfile(global+`
+	_, httpsPort := startLocalHTTPS(t, "\tauto_https disable_redirects\n", `
 localhost {
 	bind 127.0.0.1
 	ark {
@@ -36,22 +29,7 @@ localhost {
 		}
 	}
 }
-`, filepath.Join(t.TempDir(), "Caddyfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := caddy.Load(cfg, true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = caddy.Stop() })
-	// Caddy issues the local certificate in the background: the test
-	// waits for it to be stored before it ends and its storage is removed.
-	t.Cleanup(func() {
-		testkit.WaitFor(t, "the local certificate to be stored", func() bool {
-			_, err := os.Stat(filepath.Join(storage, "certificates", "local", "localhost", "localhost.json"))
-			return err == nil
-		})
-	})
+`)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, CheckRedirect: client.CheckRedirect, Timeout: client.Timeout}
