@@ -67,7 +67,7 @@ func (s *site) load(body string) error {
 	if err != nil {
 		return err
 	}
-	err = caddy.Load(cfg, true)
+	err = loadConfig(cfg, true)
 	// The old config's servers close their kept-alive connections as they
 	// stop; a request sent on one would fail, and net/http does not retry a
 	// POST.

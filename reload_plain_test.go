@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/caddyserver/caddy/v2"
 )
 
 // A changed table file is applied by a plain `caddy reload` of the same
@@ -36,7 +34,7 @@ func TestPlainReloadAppliesChangedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := caddy.Load(cfg, false); err != nil {
+	if err := loadConfig(cfg, false); err != nil {
 		t.Fatal(err)
 	}
 	// A kept-alive connection may still reach the old server, which Caddy

@@ -151,7 +151,7 @@ func TestStoreReload(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return caddy.Load(cfg, true)
+		return loadConfig(cfg, true)
 	}
 	s.base = "http://127.0.0.1:" + strconv.Itoa(freePort(t))
 	if err := load(body); err != nil {
