@@ -265,6 +265,13 @@ func TestTargetsCheckAnswersThroughCaddy(t *testing.T) {
 		"ark:12345/x5slow": {"broken", "timeout"}, "ark:12345/x5busy": {"ok", "200"}, "ark:12345/x5item": {"suspect", "200"},
 	}
 	var lines map[string]targets.Line
+	defer func() {
+		if t.Failed() {
+			for id, l := range lines {
+				t.Logf("%s: %s %q, %d failures, checked %v, since %v", id, l.State, l.Code, l.Failures, l.Checked, l.Since)
+			}
+		}
+	}()
 	testkit.WaitFor(t, "every target in its state", func() bool {
 		lines = reportLines(t, s.call(http.MethodGet, "/targets?prefix=ark:12345/x5", "editor", "").body)
 		for id, w := range want {

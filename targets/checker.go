@@ -62,9 +62,15 @@ type Checker struct {
 	takes  *rate.Limiter // takeShare times max_rate: due targets read, and written back taken or deferred
 	fetch  *fetcher
 
+	// storeMu orders take's reading of due targets and writing of claims
+	// with the writing of results: a target is read either before its
+	// result is written, while it is in flight, or after.
+	storeMu sync.Mutex
+
 	mu        sync.Mutex
 	sites     []Site
 	queues    map[string]*originQueue // by origin: the targets taken and not checked yet
+	flight    *inflight               // the targets taken whose results are not written yet
 	slots     map[string]time.Time    // by origin: the latest time a target was deferred to
 	queued    int
 	lastSweep uint64
@@ -115,6 +121,7 @@ func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, 
 		rate:    rate.NewLimiter(rate.Limit(set.maxRate), 1),
 		takes:   rate.NewLimiter(rate.Limit(takeShare*set.maxRate), int(max(1, takeShare*set.maxRate))),
 		queues:  map[string]*originQueue{},
+		flight:  newInflight(),
 		slots:   map[string]time.Time{},
 		wake:    make(chan struct{}, 1),
 		results: make(chan checked, writeBatch),
@@ -301,8 +308,12 @@ func (ch *Checker) renew(ctx context.Context) bool {
 // in turn. Each target taken is first given a later due
 // time in the store, so that it is not taken again while it waits; one
 // whose origin has a full queue waits in the store instead, until about
-// when the origin will be free.
+// when the origin will be free. A target still in flight, whose claim
+// ran out before its check ended, has its claim renewed and is not
+// queued again.
 func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
+	ch.storeMu.Lock()
+	defer ch.storeMu.Unlock()
 	ch.mu.Lock()
 	room := min(maxQueued, max(100, int(ch.set.maxRate*queuedFor.Seconds()))) - ch.queued
 	ch.mu.Unlock()
@@ -318,6 +329,7 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 	ch.takes.AllowN(now, len(due))
 	perOrigin := max(2, int(originLookout/max(ch.set.hostInterval, time.Millisecond))+1)
 	claims := make([]*store.TargetCheck, 0, len(due))
+	claimDue := now.Add(min(claimFor, ch.set.interval))
 	taken := map[string][]*store.TargetCheck{}
 	ch.mu.Lock()
 	for o, last := range ch.slots {
@@ -326,6 +338,12 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 		}
 	}
 	for _, c := range due {
+		claim := *c
+		claims = append(claims, &claim)
+		if ch.flight.renew(c, claimDue) {
+			claim.Due = claimDue
+			continue
+		}
 		origin := internalHost
 		if o, ok := originOf(c.Target); ok {
 			origin = o
@@ -334,21 +352,26 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 		if q := ch.queues[origin]; q != nil {
 			waiting += len(q.items)
 		}
-		claim := *c
-		claims = append(claims, &claim)
 		if waiting >= perOrigin {
 			claim.Due = ch.slot(origin, now, waiting)
 			continue
 		}
-		claim.Due = now.Add(min(claimFor, ch.set.interval))
+		claim.Due = claimDue
+		ch.flight.add(c.Target, claimDue)
 		taken[origin] = append(taken[origin], c)
 	}
 	ch.mu.Unlock()
-	if err := ch.tc.PutTargetChecks(ctx, claims); err != nil {
-		return err
-	}
+	err = ch.tc.PutTargetChecks(ctx, claims)
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
+	if err != nil {
+		for _, cs := range taken {
+			for _, c := range cs {
+				ch.flight.end(c.Target)
+			}
+		}
+		return err
+	}
 	for origin, cs := range taken {
 		q := ch.queues[origin]
 		if q == nil {
@@ -391,6 +414,9 @@ func (ch *Checker) work(ctx context.Context, origin string, q *originQueue) {
 		ch.mu.Lock()
 		if len(q.items) == 0 || ctx.Err() != nil {
 			ch.queued -= len(q.items)
+			for _, c := range q.items {
+				ch.flight.end(c.Target)
+			}
 			q.items, q.working = nil, false
 			delete(ch.queues, origin)
 			ch.mu.Unlock()
@@ -401,17 +427,20 @@ func (ch *Checker) work(ctx context.Context, origin string, q *originQueue) {
 		ch.queued--
 		ch.mu.Unlock()
 		if ch.rate.Wait(ctx) != nil {
+			ch.giveUp(c)
 			continue
 		}
 		select {
 		case ch.running <- struct{}{}:
 		case <-ctx.Done():
+			ch.giveUp(c)
 			continue
 		}
 		o := ch.fetch.check(ctx, c.Target, c.Key)
 		<-ch.running
 		if ctx.Err() != nil {
-			continue // stopped under way: the check is not one
+			ch.giveUp(c) // stopped under way: the check is not one
+			continue
 		}
 		if o.verdict == deferred {
 			if origin, ok := originOf(o.final); ok {
@@ -423,23 +452,44 @@ func (ch *Checker) work(ctx context.Context, origin string, q *originQueue) {
 		})
 		if err != nil {
 			ch.logger.Warn("targets_check: a check could not be judged; it is made again later", zap.String("target", c.Target), zap.Error(err))
+			ch.giveUp(c)
 			continue
 		}
 		select {
 		case ch.results <- checked{c: next, result: result}:
 		case <-ctx.Done():
+			ch.giveUp(c)
 		}
 	}
 }
 
+// giveUp ends the flight of c, whose check ends without a result to
+// write: it waits in the store for its claim to run out.
+func (ch *Checker) giveUp(c *store.TargetCheck) {
+	ch.mu.Lock()
+	ch.flight.end(c.Target)
+	ch.mu.Unlock()
+}
+
 // writeResults writes the results of checks to the store, a batch at a
-// time, and counts them, until results is closed.
+// time, and counts them, until results is closed. A target made due while
+// in flight is written due at once.
 func (ch *Checker) writeResults() {
 	var batch []*store.TargetCheck
 	flush := func() {
 		if len(batch) == 0 {
 			return
 		}
+		ch.storeMu.Lock()
+		defer ch.storeMu.Unlock()
+		ch.mu.Lock()
+		now := time.Now()
+		for _, c := range batch {
+			if ch.flight.end(c.Target) && c.Due.After(now) {
+				c.Due = now
+			}
+		}
+		ch.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := ch.tc.PutTargetChecks(ctx, batch); err != nil {

@@ -448,3 +448,98 @@ func TestCheckerMaxRate(t *testing.T) {
 		t.Errorf("12 checks at max_rate 4 took %v, want at least 2.75s", d)
 	}
 }
+
+// A target whose check waits in its origin's queue longer than the
+// interval is not taken again meanwhile: it is never checked twice at
+// once, which would judge the second check from the record as it was
+// before the first, undo the first's result and forget the target's own
+// page, hiding its migration.
+func TestCheckerTakesATargetOnceWhileItWaits(t *testing.T) {
+	var mu sync.Mutex
+	migrated := false
+	o := startOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		m := migrated
+		mu.Unlock()
+		if m && r.URL.Path != "/" {
+			http.Redirect(w, r, "/", http.StatusMovedPermanently)
+		}
+	})
+	entries := map[string]string{}
+	var items []string
+	for i := range 12 {
+		items = append(items, fmt.Sprintf("%s/item/%d", o.URL, i))
+		entries[fmt.Sprintf("ark:12345/i%d", i)] = items[i]
+	}
+	c := fast()
+	c.HostInterval = targets.Duration(50 * time.Millisecond) // a pass takes 12 × 150 ms, more than the interval
+	st := startChecker(t, c, entries)
+	if _, err := targets.CheckNow(context.Background(), []table.Table{mustTable(t, entries)}, st, targets.Prefix{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range items {
+		if c := waitState(t, st, target, store.TargetOK); c.Page != target {
+			t.Errorf("%s answered with its own page, but its page is %q", target, c.Page)
+		}
+	}
+	testkit.WaitFor(t, "two passes", func() bool { return len(o.seen("")) >= 3*len(items) })
+	mu.Lock()
+	migrated = true
+	mu.Unlock()
+	for _, target := range items {
+		if c := waitState(t, st, target, store.TargetSuspect); c.Page != target {
+			t.Errorf("a target moved to the front page: %+v", c)
+		}
+	}
+	for _, target := range items {
+		got := o.seen(strings.TrimPrefix(target, o.URL))
+		for i := 1; i < len(got); i++ {
+			if d := got[i].at.Sub(got[i-1].at); d < time.Duration(c.Interval) {
+				t.Errorf("%s checked twice %v apart, less than the interval", target, d)
+				break
+			}
+		}
+	}
+}
+
+// A target asked for (CheckNow) while its check is under way is checked
+// again once that check's result is written.
+func TestCheckerChecksAgainATargetAskedForInFlight(t *testing.T) {
+	release := make(chan struct{})
+	var o *origin
+	o = startOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if len(o.seen("")) == 1 {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+	})
+	entries := map[string]string{"ark:12345/h": o.URL + "/held"}
+	c := fast()
+	c.Interval = targets.Duration(time.Hour)
+	c.Timeout = targets.Duration(10 * time.Second)
+	st := startChecker(t, c, entries)
+	checkNow := func() {
+		t.Helper()
+		if _, err := targets.CheckNow(context.Background(), []table.Table{mustTable(t, entries)}, st, targets.Prefix{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkNow()
+	testkit.WaitFor(t, "the first check under way", func() bool { return len(o.seen("/held")) == 1 })
+	checkNow()
+	// The checker takes it again, in flight: its claim is renewed.
+	testkit.WaitFor(t, "the target claimed again", func() bool {
+		c := checksOf(t, st, o.URL+"/held")[0]
+		return c.Due.After(time.Now().Add(30 * time.Minute))
+	})
+	close(release)
+	testkit.WaitFor(t, "a second check", func() bool { return len(o.seen("/held")) == 2 })
+	second := o.seen("/held")[1].at
+	testkit.WaitFor(t, "its result, due an interval later", func() bool {
+		c := checksOf(t, st, o.URL+"/held")[0]
+		return c.State == store.TargetOK && c.Checked.After(second) && c.Due.After(time.Now().Add(30*time.Minute))
+	})
+}
