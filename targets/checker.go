@@ -331,6 +331,7 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 	claims := make([]*store.TargetCheck, 0, len(due))
 	claimDue := now.Add(min(claimFor, ch.set.interval))
 	taken := map[string][]*store.TargetCheck{}
+	var renewed []string
 	ch.mu.Lock()
 	for o, last := range ch.slots {
 		if last.Before(now) {
@@ -340,8 +341,10 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 	for _, c := range due {
 		claim := *c
 		claims = append(claims, &claim)
-		if ch.flight.renew(c, claimDue) {
+		if ch.flight.has(c.Target) {
+			ch.flight.note(c)
 			claim.Due = claimDue
+			renewed = append(renewed, c.Target)
 			continue
 		}
 		origin := internalHost
@@ -371,6 +374,9 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 			}
 		}
 		return err
+	}
+	for _, target := range renewed {
+		ch.flight.add(target, claimDue)
 	}
 	for origin, cs := range taken {
 		q := ch.queues[origin]
@@ -464,7 +470,9 @@ func (ch *Checker) work(ctx context.Context, origin string, q *originQueue) {
 }
 
 // giveUp ends the flight of c, whose check ends without a result to
-// write: it waits in the store for its claim to run out.
+// write (the checker stops, or the check could not be judged): it waits
+// in the store for its claim to run out, even when it was asked for
+// meanwhile.
 func (ch *Checker) giveUp(c *store.TargetCheck) {
 	ch.mu.Lock()
 	ch.flight.end(c.Target)
@@ -482,6 +490,9 @@ func (ch *Checker) writeResults() {
 		}
 		ch.storeMu.Lock()
 		defer ch.storeMu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ch.noteAskedFor(ctx, batch)
 		ch.mu.Lock()
 		now := time.Now()
 		for _, c := range batch {
@@ -490,8 +501,6 @@ func (ch *Checker) writeResults() {
 			}
 		}
 		ch.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
 		if err := ch.tc.PutTargetChecks(ctx, batch); err != nil {
 			ch.logger.Warn("targets_check: results were not written; those targets are checked again", zap.Int("targets", len(batch)), zap.Error(err))
 		}
@@ -513,6 +522,27 @@ func (ch *Checker) writeResults() {
 			}
 		case <-t.C:
 			flush()
+		}
+	}
+}
+
+// noteAskedFor notes which of the targets of results were made due while
+// in flight, as the store holds them now (take notes those it reads).
+// The caller holds storeMu.
+func (ch *Checker) noteAskedFor(ctx context.Context, results []*store.TargetCheck) {
+	targets := make([]string, len(results))
+	for i, c := range results {
+		targets[i] = c.Target
+	}
+	held, err := ch.tc.LookupTargetChecks(ctx, targets)
+	if err != nil {
+		return // the check on demand waits for the claim to run out
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for _, c := range held {
+		if c != nil {
+			ch.flight.note(c)
 		}
 	}
 }

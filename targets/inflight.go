@@ -28,21 +28,20 @@ func (f *inflight) add(target string, due time.Time) {
 	f.claims[target] = due
 }
 
-// renew claims c, a target in flight the store gave as due, until due,
-// and reports whether it was in flight. A target due before its claim
-// ran out was made due by someone (a check on demand): it is checked
-// again once its result is written.
-func (f *inflight) renew(c *store.TargetCheck, due time.Time) bool {
-	claim, ok := f.claims[c.Target]
-	if !ok {
-		return false
-	}
+// has reports whether target is in flight.
+func (f *inflight) has(target string) bool {
+	_, ok := f.claims[target]
+	return ok
+}
+
+// note reads c, a target as the store holds it: when it is in flight and
+// due at another time than its claim, someone made it due (a check on
+// demand), and it is to be checked again once its result is written.
+func (f *inflight) note(c *store.TargetCheck) {
 	// The store may keep times to the microsecond only.
-	if c.Due.Before(claim.Add(-time.Millisecond)) {
+	if claim, ok := f.claims[c.Target]; ok && c.Due.Sub(claim).Abs() > time.Millisecond {
 		f.again[c.Target] = true
 	}
-	f.claims[c.Target] = due
-	return true
 }
 
 // end forgets target, whose result is written or whose check was given

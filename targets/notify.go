@@ -59,26 +59,39 @@ func (ch *Checker) endPass(ctx context.Context, until time.Time) {
 			zap.String("notify", ch.set.notify), zap.Int("broken", len(n.Broken)), zap.Error(err))
 		return
 	}
-	var done []*store.TargetCheck
-	err = ch.tc.EachTargetCheck(ctx, func(c *store.TargetCheck) error {
-		if fresh(c) {
-			c.Notified = true
-			done = append(done, c)
-		}
-		if len(done) == writeBatch {
-			err := ch.tc.PutTargetChecks(ctx, done)
-			done = done[:0]
-			return err
-		}
-		return nil
-	})
-	if err == nil {
-		err = ch.tc.PutTargetChecks(ctx, done)
+	targets := make([]string, len(n.Broken))
+	for i, b := range n.Broken {
+		targets[i] = b.Target
+	}
+	for len(targets) > 0 && err == nil {
+		batch := targets[:min(len(targets), writeBatch)]
+		targets = targets[len(batch):]
+		err = ch.markNotified(ctx, batch, fresh)
 	}
 	if err != nil {
 		ch.logger.Warn("targets_check: notified targets not marked so; they may be notified again", zap.Error(err))
 	}
 	ch.logger.Info("targets_check: notified the newly broken targets", zap.String("notify", ch.set.notify), zap.Int("broken", len(n.Broken)))
+}
+
+// markNotified marks the targets that are still fresh as notified, each
+// read and written back with no result written in between, which the
+// record read would undo.
+func (ch *Checker) markNotified(ctx context.Context, targets []string, fresh func(*store.TargetCheck) bool) error {
+	ch.storeMu.Lock()
+	defer ch.storeMu.Unlock()
+	held, err := ch.tc.LookupTargetChecks(ctx, targets)
+	if err != nil {
+		return err
+	}
+	var done []*store.TargetCheck
+	for _, c := range held {
+		if c != nil && fresh(c) {
+			c.Notified = true
+			done = append(done, c)
+		}
+	}
+	return ch.tc.PutTargetChecks(ctx, done)
 }
 
 // post sends body to the notify URL.
