@@ -70,6 +70,14 @@ var adminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Trans
 func (s *opsSite) metrics() map[string]float64 {
 	s.t.Helper()
 	resp, err := adminClient.Get(s.admin + "/metrics")
+	// Caddy replaces the admin server on a reload and stops the old one
+	// in the background; its socket shares the port (SO_REUSEPORT) until
+	// then, and a connection that lands on it as it closes is reset
+	// (reload_harness_test.go). A scraper tries again at its next scrape.
+	for try := 1; err != nil && try < 50; try++ {
+		time.Sleep(20 * time.Millisecond)
+		resp, err = adminClient.Get(s.admin + "/metrics")
+	}
 	if err != nil {
 		s.t.Fatal(err)
 	}
