@@ -12,41 +12,48 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// serveInfo answers a request for an ARK with the ?info, ? or ?? inflection:
-// metadata about the identifier it resolves to (exactly, through an
-// ancestor or through a template), or the policy of the NAAN or shoulder
-// it names. Anything else keeps the answer it would have had (400, 404,
-// 414), since there is nothing here to describe. It returns the outcome of
-// the answer it gave.
-func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolve.Resolver, core string, res *resolve.Resolution, repl *caddy.Replacer) (resolve.Outcome, error) {
+// infoAnswer works out the answer to a request for an ARK with the ?info,
+// ? or ?? inflection: metadata about the identifier it resolves to
+// (exactly, through an ancestor or through a template), or the policy of
+// the NAAN or shoulder it names. Anything else keeps the answer it would
+// have had (400, 404, 414), since there is nothing here to describe.
+func (h *Handler) infoAnswer(r *http.Request, rs *resolve.Resolver, repl *caddy.Replacer, core string, res *resolve.Resolution) reply {
+	refuse := func(out resolve.Outcome, status int, reason, key string) reply {
+		a := refusal(status, reason, key)
+		a.out = out
+		return a
+	}
+	metadata := func(rec *info.Record) reply {
+		return reply{kind: replyInfo, status: http.StatusOK, out: resolve.OutcomeMetadata, record: rec}
+	}
 	if res.Key == "" {
 		naan, ok := bareNAAN(core)
 		if !ok {
-			return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
+			return refuse(res.Outcome, res.Status, res.Reason, res.Key)
 		}
 		if pol := rs.Policies().Exact(naan, ""); pol != nil {
-			return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewPolicyRecord(h.self(r), core, pol))
+			return metadata(info.NewPolicyRecord(h.self(r), core, pol))
 		}
-		return resolve.OutcomeNotFound, h.refuse(w, r, http.StatusNotFound, resolve.PolicyPrefix(naan, "")+" has no policy here", "")
+		return refuse(resolve.OutcomeNotFound, http.StatusNotFound, resolve.PolicyPrefix(naan, "")+" has no policy here", "")
 	}
 	if res.How != "exact" && res.Ark.Qualifier() == "" {
 		if pol := rs.Policies().Exact(res.Ark.NAAN(), res.Ark.Name()); pol != nil {
-			return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewPolicyRecord(h.self(r), core, pol))
+			return metadata(info.NewPolicyRecord(h.self(r), core, pol))
 		}
 	}
 	if res.Entry == nil && res.Tmpl == nil {
-		return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
+		return refuse(res.Outcome, res.Status, res.Reason, res.Key)
 	}
 	target := res.Target
 	if res.Tmpl != nil {
 		var err error
 		if target, err = buildTarget(res, repl, ""); err != nil {
-			return resolve.OutcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
+			return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 		}
 	}
 	rec := info.NewRecord(h.self(r), core, res, target, rs.Policies().Covering(res.Ark))
 	h.addTargetCheck(r.Context(), rec, res)
-	return resolve.OutcomeMetadata, h.writeInfo(w, r, rec)
+	return metadata(rec)
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",
