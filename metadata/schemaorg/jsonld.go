@@ -56,16 +56,28 @@ func writeNode(b *bytes.Buffer, n *Node, indent string) {
 	for _, p := range n.Props {
 		var m bytes.Buffer
 		m.WriteString(quote(p.Name) + ": ")
-		if len(p.Values) > 1 {
-			m.WriteString("[")
-		}
-		for i, v := range p.Values {
-			if i > 0 {
-				m.WriteString(", ")
+		switch {
+		case len(p.Values) == 1:
+			writeValue(&m, p.Name, p.Values[0], indent)
+		case p.Values[0].Node != nil:
+			// An array of nodes: one a line, indented.
+			m.WriteString("[\n")
+			for i, v := range p.Values {
+				if i > 0 {
+					m.WriteString(",\n")
+				}
+				m.WriteString(indent + "  ")
+				writeValue(&m, p.Name, v, indent+"  ")
 			}
-			writeValue(&m, p.Name, v, indent)
-		}
-		if len(p.Values) > 1 {
+			m.WriteString("\n" + indent + "]")
+		default:
+			m.WriteString("[")
+			for i, v := range p.Values {
+				if i > 0 {
+					m.WriteString(", ")
+				}
+				writeValue(&m, p.Name, v, indent)
+			}
 			m.WriteString("]")
 		}
 		members = append(members, m.String())
