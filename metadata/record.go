@@ -134,14 +134,30 @@ func (r *Record) TitleOrID() string {
 	return r.ID
 }
 
-// clean trims a value and reads an ERC code for a missing value ("(:unav)",
-// "(:unkn) anonymous", …) as no value.
+// clean trims a value, drops its control characters other than tab and
+// line breaks (XML 1.0 cannot hold them, and no format gives them a
+// meaning), and reads an ERC code for a missing value ("(:unav)", "(:unkn)
+// anonymous", …) as no value.
 func clean(v string) string {
+	if strings.ContainsFunc(v, isControl) {
+		v = strings.Map(func(c rune) rune {
+			if isControl(c) {
+				return -1
+			}
+			return c
+		}, v)
+	}
 	v = strings.TrimSpace(v)
 	if isERCCode(v) {
 		return ""
 	}
 	return v
+}
+
+// isControl reports whether c is a C0 or C1 control character or DEL,
+// other than tab, line feed and carriage return.
+func isControl(c rune) bool {
+	return c < ' ' && c != '\t' && c != '\n' && c != '\r' || c >= 0x7f && c <= 0x9f
 }
 
 // isERCCode reports whether v starts with an ERC code for a missing value:
