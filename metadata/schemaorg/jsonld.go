@@ -30,8 +30,8 @@ const (
 const Context = "https://schema.org"
 
 // iriTerms are the terms the schema.org context types as IRIs ("@type":
-// "@id"), whose IRI values are written as plain strings; any other IRI is
-// written {"@id": …}.
+// "@id"), whose IRI values are written as plain strings and text values
+// as {"@value": …}; any other IRI is written {"@id": …}.
 var iriTerms = map[string]bool{"url": true, "license": true, "contentUrl": true, "sameAs": true}
 
 // Write writes r as a schema.org JSON-LD document.
@@ -101,6 +101,10 @@ func writeValue(b *bytes.Buffer, name string, v Value, indent string) {
 		b.WriteString(quote(v.IRI))
 	case v.IRI != "":
 		b.WriteString(`{"@id": ` + quote(v.IRI) + `}`)
+	case iriTerms[name]:
+		// Text where the context expects an IRI (a licence given as text):
+		// a value object keeps it a literal.
+		b.WriteString(`{"@value": ` + quote(v.Text) + `}`)
 	default:
 		b.WriteString(quote(v.Text))
 	}
