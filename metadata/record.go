@@ -125,15 +125,6 @@ func scheme(id string) string {
 // Withdrawn reports whether the record is a tombstone.
 func (r *Record) Withdrawn() bool { return r.Withdrawal != nil }
 
-// TitleOrID is the title, else the identifier: what a format that requires
-// a title and has no code for an unknown one shows.
-func (r *Record) TitleOrID() string {
-	if r.Title != "" {
-		return r.Title
-	}
-	return r.ID
-}
-
 // clean trims a value, drops its control characters other than tab and
 // line breaks (XML 1.0 cannot hold them, and no format gives them a
 // meaning), and reads an ERC code for a missing value ("(:unav)", "(:unkn)

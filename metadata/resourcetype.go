@@ -67,12 +67,3 @@ func (t ResourceType) SchemaOrg() string {
 	}
 	return "CreativeWork"
 }
-
-// String is the type in the type syntax: "Image/Photograph", "Dataset" or
-// "".
-func (t ResourceType) String() string {
-	if t.Specific != "" && t.General != "" {
-		return t.General + "/" + t.Specific
-	}
-	return t.General
-}
