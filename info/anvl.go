@@ -3,8 +3,9 @@ package info
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 )
 
 // unavailable is the ERC code for a value that is not available.
@@ -64,11 +65,11 @@ func anvlValue(value string) string {
 	return strings.Join(lines, "\n ")
 }
 
-// isControl reports whether c is a control character, a format character
-// (Unicode Cf: a bidi override, a zero-width space) or a Unicode line or
-// paragraph separator, tab excepted.
+// isControl reports whether c is a character that a value cannot show as
+// itself (visible.Invisible), or a newline or carriage return, which
+// would end the line.
 func isControl(c rune) bool {
-	return (c < ' ' && c != '\t') || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029' || unicode.Is(unicode.Cf, c)
+	return c == '\n' || c == '\r' || visible.Invisible(c)
 }
 
 // escapeRunes %-encodes, as UTF-8, every rune of s for which escape is true.
