@@ -101,6 +101,19 @@ func TestConsoleShowsInvisibleCharactersVisibly(t *testing.T) {
 		}
 	}
 
+	// In a browser, the target reads as it is, the override named, and
+	// the metadata with it.
+	b := newBrowser(t, s)
+	b.signIn("editor")
+	if status := b.open("id/ark:12345/x5v"); status != http.StatusOK {
+		t.Fatalf("the identifier's page in the browser: %d", status)
+	}
+	b.expectText("main", "https://repo.example.org/U+202Egpj.exe")
+	b.expectText("main", "InvoiceU+202Efdp.exe")
+	if text := b.text("body"); strings.ContainsFunc(text, visible.Invisible) {
+		t.Errorf("the browser shows raw invisible characters: %q", text)
+	}
+
 	// The edit form sent back as it is mends the stored target: the same
 	// address, percent-encoded; the metadata keep their values.
 	form := url.Values{"status": {"302"}}
@@ -110,8 +123,8 @@ func TestConsoleShowsInvisibleCharactersVisibly(t *testing.T) {
 	if got := u.post("edit/ark:12345/x5v", form); got.status != http.StatusSeeOther {
 		t.Fatalf("saving the edit form: %d %s", got.status, got.body)
 	}
-	b := s.lookup("ark:12345/x5v").Binding
-	if b.Target != "https://repo.example.org/%E2%80%AEgpj.exe" || b.Meta["what"] != meta["what"] || b.Meta["who"] != meta["who"] {
-		t.Errorf("after saving the edit form: %q %q", b.Target, b.Meta)
+	saved := s.lookup("ark:12345/x5v").Binding
+	if saved.Target != "https://repo.example.org/%E2%80%AEgpj.exe" || saved.Meta["what"] != meta["what"] || saved.Meta["who"] != meta["who"] {
+		t.Errorf("after saving the edit form: %q %q", saved.Target, saved.Meta)
 	}
 }
