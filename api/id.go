@@ -118,7 +118,7 @@ func (a *API) checkBinding(key string, req *BindRequest) (*store.Binding, error)
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	if err := a.inPlace(key, req.Target, req.Status); err != nil {
+	if err := a.checkTarget(key, req.Target, req.Status); err != nil {
 		return nil, err
 	}
 	return &store.Binding{Key: key, Target: as.Target, Status: as.Status, Passthrough: as.Passthrough, Meta: as.Meta}, nil

@@ -179,7 +179,7 @@ func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	if err := c.a.inPlace(key, e.Target, e.Status); err != nil {
+	if err := c.a.checkTarget(key, e.Target, e.Status); err != nil {
 		return nil, err
 	}
 	return b, nil

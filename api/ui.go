@@ -57,6 +57,15 @@ func (a *API) CallerNamed(name string) (*Caller, bool) {
 	return &Caller{k}, true
 }
 
+// Callers returns the callers of every key of the API's configuration.
+func (a *API) Callers() []*Caller {
+	callers := make([]*Caller, 0, len(a.byName))
+	for _, k := range a.byName {
+		callers = append(callers, &Caller{k})
+	}
+	return callers
+}
+
 // Hash returns the SHA-256 hash of the caller's key: a key whose secret
 // is replaced under the same name has another.
 func (c *Caller) Hash() []byte { return []byte(c.key.hash) }

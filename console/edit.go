@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -15,6 +16,7 @@ type editView struct {
 	ID          string
 	Version     uint64 // 0 when not stored yet
 	Target      string
+	Encoded     bool // the stored target had characters that do not show as themselves, percent-encoded in Target
 	Status      int
 	Passthrough bool
 	Meta        []metaRow
@@ -68,9 +70,12 @@ func (p *page) editForm(raw string, status int, problem string, in *editView) er
 	return p.render(status, view{Title: "Edit " + v.ID, Error: problem, Page: v}, "edit")
 }
 
-// viewOf returns the edit form of a binding as stored.
+// viewOf returns the edit form of a binding as stored; a target stored
+// with characters that do not show as themselves, which the API no longer
+// binds, percent-encoded, the same address that a redirect sends.
 func viewOf(b *store.Binding) *editView {
-	v := &editView{ID: b.Key, Version: b.Version, Target: b.Target, Status: b.Status, Passthrough: b.Passthrough, Meta: sortedMeta(b.Meta)}
+	target := visible.PercentEncode(b.Target)
+	v := &editView{ID: b.Key, Version: b.Version, Target: target, Encoded: target != b.Target, Status: b.Status, Passthrough: b.Passthrough, Meta: sortedMeta(b.Meta)}
 	if v.Status == 0 {
 		v.Status, v.Passthrough = http.StatusFound, true
 	}

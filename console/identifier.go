@@ -3,12 +3,14 @@ package console
 import (
 	"errors"
 	"fmt"
+	"html/template"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/targets"
 )
@@ -96,7 +98,7 @@ type changeView struct {
 	Seq  uint64
 	Time string
 	By   string
-	What []string
+	What []template.HTML
 }
 
 // notices are what the page shown after a change says was done, by the
@@ -174,49 +176,62 @@ func sortedMeta(meta map[string]string) []metaRow {
 	return rows
 }
 
-// describe says what a change of the history did.
-func describe(old, cur *store.Binding) []string {
+// describe says what a change of the history did, as HTML: the targets,
+// values and reasons in it shown by the rule of visible.HTML, each
+// isolated by itself.
+func describe(old, cur *store.Binding) []template.HTML {
 	switch {
 	case cur == nil:
-		return []string{"removed"}
+		return []template.HTML{"removed"}
 	case old == nil && cur.Status == 0:
-		return []string{"minted"}
+		return []template.HTML{"minted"}
 	case cur.Status == http.StatusGone && (old == nil || old.Status != http.StatusGone):
-		return []string{"withdrawn: " + cur.Reason}
+		return []template.HTML{"withdrawn: " + shown(cur.Reason)}
 	case old == nil || old.Status == 0:
-		return append([]string{fmt.Sprintf("bound to %s (%d)", cur.Target, cur.Status)}, metaChanges(nil, cur.Meta)...)
+		return append([]template.HTML{template.HTML(fmt.Sprintf("bound to %s (%d)", shown(cur.Target), cur.Status))}, metaChanges(nil, cur.Meta)...)
 	}
-	var what []string
+	var what []template.HTML
 	if old.Target != cur.Target {
-		what = append(what, fmt.Sprintf("target %s → %s", old.Target, cur.Target))
+		what = append(what, "target "+shown(old.Target)+" → "+shown(cur.Target))
 	}
 	if old.Status != cur.Status {
-		what = append(what, fmt.Sprintf("status %d → %d", old.Status, cur.Status))
+		what = append(what, template.HTML(fmt.Sprintf("status %d → %d", old.Status, cur.Status)))
 	}
 	if old.Passthrough != cur.Passthrough {
-		what = append(what, fmt.Sprintf("passthrough %t → %t", old.Passthrough, cur.Passthrough))
+		what = append(what, template.HTML(fmt.Sprintf("passthrough %t → %t", old.Passthrough, cur.Passthrough)))
 	}
 	what = append(what, metaChanges(old.Meta, cur.Meta)...)
 	if len(what) == 0 {
-		what = []string{"written again, unchanged"}
+		what = []template.HTML{"written again, unchanged"}
 	}
 	return what
 }
 
-// metaChanges says which metadata elements a change set and removed.
-func metaChanges(old, cur map[string]string) []string {
-	var what []string
+// metaChanges says which metadata elements a change set and removed, as
+// HTML.
+func metaChanges(old, cur map[string]string) []template.HTML {
+	var what []template.HTML
 	for _, name := range slices.Sorted(maps.Keys(cur)) {
 		if v, ok := old[name]; !ok || v != cur[name] {
-			what = append(what, fmt.Sprintf("%s: %s", name, cur[name]))
+			what = append(what, shown(name)+": "+shown(cur[name]))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(old)) {
 		if _, ok := cur[name]; !ok {
-			what = append(what, name+" removed")
+			what = append(what, shown(name)+" removed")
 		}
 	}
 	return what
+}
+
+// shown returns s as HTML text by the rule of the template function
+// visible: escaped, and, when it is not plain ASCII, isolated with each
+// character that does not show as itself marked.
+func shown(s string) template.HTML {
+	if h, ok := visible.HTML(s).(template.HTML); ok {
+		return h
+	}
+	return template.HTML(template.HTMLEscapeString(s))
 }
 
 // unescapeID returns the identifier of a console path, its escapes
