@@ -1,9 +1,11 @@
 package ark
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -286,5 +288,33 @@ func TestInPlaceTargetKeepsItsSpelling(t *testing.T) {
 		if got := s.get(p); got.body != want {
 			t.Errorf("%s: next handler saw %q, want %q", p, got.body, want)
 		}
+	}
+}
+
+func TestWatchOption(t *testing.T) {
+	for body, want := range map[string]string{
+		"ark {\n\twatch\n}":       `"watch":true}`,
+		"ark {\n\twatch 250ms\n}": `"watch":true,"watch_interval":250000000}`,
+		"ark {\n\twatch 0s\n}":    "not a positive duration",
+		"ark {\n\twatch often\n}": "not a positive duration",
+		"ark {\n\twatch 1s 2s\n}": "wrong argument count",
+		"ark {\n\tnaan 12345\n}":  `"naans":["12345"]}`,
+	} {
+		cfg, err := adaptCaddyfile(":80 {\n"+body+"\n}", "Caddyfile")
+		got := string(cfg)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%q: got %s, want %s", body, got, want)
+		}
+	}
+	var h Handler
+	if err := json.Unmarshal([]byte(`{"watch": true, "watch_interval": "2s"}`), &h); err != nil || !h.Watch || time.Duration(h.WatchInterval) != 2*time.Second {
+		t.Errorf("JSON: watch %v, watch_interval %v, %v", h.Watch, h.WatchInterval, err)
+	}
+	h.WatchInterval = -1
+	if err := h.Validate(); err == nil {
+		t.Error("a negative watch_interval is valid")
 	}
 }

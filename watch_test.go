@@ -1,7 +1,6 @@
 package ark
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -216,32 +215,4 @@ func versionAt(c *http.Client, base string, i int) (int64, error) {
 		return 0, fmt.Errorf("b%d: %d %q", i, resp.StatusCode, loc)
 	}
 	return strconv.ParseInt(loc[len(prefix):], 10, 64)
-}
-
-func TestWatchOption(t *testing.T) {
-	for body, want := range map[string]string{
-		"ark {\n\twatch\n}":       `"watch":true}`,
-		"ark {\n\twatch 250ms\n}": `"watch":true,"watch_interval":250000000}`,
-		"ark {\n\twatch 0s\n}":    "not a positive duration",
-		"ark {\n\twatch often\n}": "not a positive duration",
-		"ark {\n\twatch 1s 2s\n}": "wrong argument count",
-		"ark {\n\tnaan 12345\n}":  `"naans":["12345"]}`,
-	} {
-		cfg, err := adaptCaddyfile(":80 {\n"+body+"\n}", "Caddyfile")
-		got := string(cfg)
-		if err != nil {
-			got = err.Error()
-		}
-		if !strings.Contains(got, want) {
-			t.Errorf("%q: got %s, want %s", body, got, want)
-		}
-	}
-	var h Handler
-	if err := json.Unmarshal([]byte(`{"watch": true, "watch_interval": "2s"}`), &h); err != nil || !h.Watch || time.Duration(h.WatchInterval) != 2*time.Second {
-		t.Errorf("JSON: watch %v, watch_interval %v, %v", h.Watch, h.WatchInterval, err)
-	}
-	h.WatchInterval = -1
-	if err := h.Validate(); err == nil {
-		t.Error("a negative watch_interval is valid")
-	}
 }
