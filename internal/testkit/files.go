@@ -29,7 +29,7 @@ func WriteTable(t *testing.T, entries any) string {
 }
 
 // ReadFile returns the content of the file at path.
-func ReadFile(t testing.TB, path string) string {
+func ReadFile(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -40,7 +40,7 @@ func ReadFile(t testing.TB, path string) string {
 
 // ReplaceFile writes content to path the way editors save: to a temporary
 // file in the same directory, renamed over path.
-func ReplaceFile(t testing.TB, path, content string) {
+func ReplaceFile(t *testing.T, path, content string) {
 	t.Helper()
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
