@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/resolve"
 )
@@ -23,8 +24,8 @@ func TestOutageLogsStayReadable(t *testing.T) {
 	const n = 10000
 	c := testkit.StartPostgres(t)
 	dsn := c.CreateDB(t)
-	s := startOpsSite(t, `
-	root * `+testRoot(t)+`
+	s := caddytest.StartOpsSite(t, `
+	root * `+caddytest.SiteRoot(t)+`
 	ark {
 		naan 12345
 		map ark:12345/gone /objects/nowhere.html
@@ -49,7 +50,7 @@ func TestOutageLogsStayReadable(t *testing.T) {
 				if i%2 == 0 {
 					path, want = "/ark:12345/gone", http.StatusNotFound
 				}
-				resp, err := client.Get(s.base + path)
+				resp, err := caddytest.Client.Get(s.Base + path)
 				if err == nil {
 					resp.Body.Close()
 					if resp.StatusCode == want {
@@ -79,10 +80,10 @@ func TestOutageLogsStayReadable(t *testing.T) {
 	// 5s after the requests ended.
 	most := 2 + int(took/(5*time.Second))
 	for _, msg := range []string{"the identifier could not be looked up", "identifier resolved to a missing target"} {
-		lines := logEntries(t, s.log, msg)
+		lines := caddytest.LogEntries(t, s.Log, msg)
 		t.Logf("%d requests of each kind in %v: %d lines %q at the end", n, took.Round(time.Millisecond), len(lines), msg)
 		testkit.WaitFor(t, "the summary of "+msg, func() bool {
-			lines = logEntries(t, s.log, msg)
+			lines = caddytest.LogEntries(t, s.Log, msg)
 			total := 0
 			for _, l := range lines {
 				if r, ok := l["repeated"].(float64); ok {
@@ -103,7 +104,7 @@ func TestOutageLogsStayReadable(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(fmt.Sprint(logEntries(t, s.log, "the identifier could not be looked up")[0]["error"]), "unavailable") {
+	if !strings.Contains(fmt.Sprint(caddytest.LogEntries(t, s.Log, "the identifier could not be looked up")[0]["error"]), "unavailable") {
 		t.Errorf("the first store error line does not say why")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
@@ -14,8 +15,8 @@ import (
 // an empty 200. A missing file gets a 404 with a one-line reason, as every
 // other refusal does.
 func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
-	s := startOpsSite(t, `
-	root * `+testRoot(t)+`
+	s := caddytest.StartOpsSite(t, `
+	root * `+caddytest.SiteRoot(t)+`
 	handle /ark:12345/n* {
 		ark {
 			map ark:12345/n1 /nowhere/
@@ -36,12 +37,12 @@ func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 		"/ark:12345/n1/":            http.StatusInternalServerError,
 		"/ark:12345/d1/sub/s4.html": http.StatusOK,
 	} {
-		if got := s.get(p); got.status != status {
-			t.Errorf("%s: got %d, want %d", p, got.status, status)
+		if got := s.Get(p); got.Status != status {
+			t.Errorf("%s: got %d, want %d", p, got.Status, status)
 		}
 	}
-	if got := s.get("/ark:12345/t3gone"); got.body != "404 Not Found: ark:12345/t3gone is assigned here, but what it resolves to is missing\n" {
-		t.Errorf("a missing target's answer: %q, want the one-line reason", got.body)
+	if got := s.Get("/ark:12345/t3gone"); got.Body != "404 Not Found: ark:12345/t3gone is assigned here, but what it resolves to is missing\n" {
+		t.Errorf("a missing target's answer: %q, want the one-line reason", got.Body)
 	}
 	if got := counterValue(t, resolutionsByOutcome[resolve.OutcomeMissing]) - missing; got != 4 {
 		t.Errorf("missing_target counted %v times, want 4", got)
@@ -53,11 +54,11 @@ func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 	// first is written, the others within 5s are summarised later
 	// (TestOutageLogsStayReadable).
 	want := map[string]string{"ark:12345/d1/nope.html": "/dir/nope.html", "ark:12345/t3gone": "/objects/gone.html"}
-	warned := logEntries(t, s.log, "identifier resolved to a missing target")
+	warned := caddytest.LogEntries(t, s.Log, "identifier resolved to a missing target")
 	if len(warned) != 1 || want[warned[0]["id"].(string)] != warned[0]["target"] {
 		t.Errorf("missing targets logged as %v, want one line naming an identifier and its target", warned)
 	}
-	if len(logEntries(t, s.log, "no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark")) != 1 {
+	if len(caddytest.LogEntries(t, s.Log, "no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark")) != 1 {
 		t.Errorf("the in-place target with nothing to serve it was not logged")
 	}
 }
