@@ -6,8 +6,8 @@
 // /metrics. One file per fixture: a plain site (site.go), reloads
 // (reload.go), an API site with a bbolt store (api.go), the console and
 // its users (console.go), HTTPS with Caddy's local CA (https.go), the
-// admin endpoint and Caddy's logs (ops.go, logs.go), the module's root
-// and its static test site (root.go).
+// admin endpoint and Caddy's logs (ops.go, logs.go), table files
+// (tables.go), the module's root and its static test site (root.go).
 //
 // Caddy's config is global to a process: a test binary runs one of these
 // sites at a time, so the tests that use them do not run in parallel.
