@@ -290,7 +290,7 @@ func TestPostgresAPIIDs(t *testing.T) {
 	checkIDs(t, s, idsFixture(t, s))
 }
 
-// startPGAPISite starts an apiSite whose store is a new database of the
+// startPGAPISite starts an APISite whose store is a new database of the
 // shared PostgreSQL cluster; more goes inside the ark block.
 func startPGAPISite(t *testing.T, more string) *caddytest.APISite {
 	t.Helper()

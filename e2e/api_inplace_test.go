@@ -35,7 +35,7 @@ func hiddenRoot(t *testing.T) string {
 	return root
 }
 
-// startServingAPISite starts an apiSite whose in-place targets file_server
+// startServingAPISite starts an APISite whose in-place targets file_server
 // serves from root; apiMore goes inside the api block, more inside the ark
 // block.
 func startServingAPISite(t *testing.T, root, apiMore, more string) *caddytest.APISite {

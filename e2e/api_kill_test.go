@@ -20,14 +20,14 @@ import (
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// caddyProcess is a caddy binary running an apiSite's config in a child
+// caddyProcess is a caddy binary running an APISite's config in a child
 // process, so that it can be killed.
 type caddyProcess struct {
 	cmd  *exec.Cmd
 	site *caddytest.APISite
 }
 
-// startCaddyProcess runs the caddy binary with an apiSite's config over db
+// startCaddyProcess runs the caddy binary with an APISite's config over db
 // and waits until its API answers.
 func startCaddyProcess(t *testing.T, db, tablePath string) *caddyProcess {
 	t.Helper()

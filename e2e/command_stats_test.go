@@ -16,7 +16,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// statsCLIBody is the site of the caddy ark stats tests: apiSite's keys,
+// statsCLIBody is the site of the caddy ark stats tests: APISite's keys,
 // and all (read:*) and admin (admin only), whose secrets are their names
 // followed by "-secret"; a minter's shoulder; stats when withStats.
 func statsCLIBody(s *caddytest.APISite, withStats bool) string {

@@ -48,7 +48,7 @@ func apiResolveAll(s *caddytest.APISite, t *testing.T, want map[string]int) {
 	}
 }
 
-// requests is what the statistics tests ask a site with apiSite's table
+// requests is what the statistics tests ask a site with APISite's table
 // and ark:12345/x5b1 bound in the store, with the status of each.
 var statsRequests = map[string]int{
 	"/ark:12345/t1":         302, // the table

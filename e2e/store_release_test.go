@@ -61,7 +61,7 @@ func TestCaddyGivesBackTheMemoryOfManySmallWrites(t *testing.T) {
 	expectGivenBack(t, s, ops, requests*per)
 }
 
-// startReleaseSite starts an apiSite, with more in its ark block, that
+// startReleaseSite starts an APISite, with more in its ark block, that
 // logs to a file.
 func startReleaseSite(t *testing.T, more string) (*caddytest.APISite, *caddytest.OpsSite) {
 	t.Helper()

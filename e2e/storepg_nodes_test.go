@@ -18,7 +18,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// pgSiteBody is an apiSite's site block with the PostgreSQL store at dsn
+// pgSiteBody is an APISite's site block with the PostgreSQL store at dsn
 // instead of a bolt file, and a sequential minter under ark:12345/b3.
 func pgSiteBody(dsn, tablePath string) string {
 	return strings.Replace(caddytest.APISiteBody("BOLT", tablePath, "minter ark:12345/b3 .sdddd"), "store bolt BOLT", "store postgres "+dsn, 1)
