@@ -62,8 +62,8 @@ func newOpsSite(t *testing.T) *opsSite {
 
 // adminClient opens a connection for each request: after a reload the old
 // admin server answers on a kept-alive connection, with the old config's
-// registry, until Caddy has shut it down.
-var adminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+// registry, until Caddy has shut it down. Like client, it has no timeout.
+var adminClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
 // metrics returns the samples at the admin endpoint's /metrics by series:
 // `name` or `name{label="value",...}`, labels in Prometheus' order (sorted).

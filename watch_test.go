@@ -139,7 +139,7 @@ func TestWatchSwapsUnderLoadWithoutFailuresOrStaleAnswers(t *testing.T) {
 	s := startOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n}")
 	transport := &http.Transport{MaxIdleConnsPerHost: 8}
 	defer transport.CloseIdleConnections()
-	burst := &http.Client{Transport: transport, Timeout: 10 * time.Second,
+	burst := &http.Client{Transport: transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	baseline := runtime.NumGoroutine()
 
