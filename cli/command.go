@@ -231,8 +231,11 @@ so a watching handler never sees half a file. Compiling sorts and merges in
 runs on disk, so its memory does not grow with the number of entries: it is
 sized for --max-memory (512MiB by default); temporary files of about the
 output's size plus 12 bytes per entry are written next to the output, or in
---tmp. --progress writes how far it has got (phase, entries, rate) to stderr,
-which it does by default when stderr is a terminal. The exit status is 0 on
+--tmp. --progress writes how far it has got to stderr, as a bar redrawn on one
+line on a terminal and as a line every few seconds elsewhere, with a line as
+each phase (read, check, sort, index, write) ends, saying what it did and how
+long it took, and the total time; it is on by default when stderr is a
+terminal. The exit status is 0 on
 success.
 `,
 		Args: cobra.MinimumNArgs(1),
@@ -260,12 +263,14 @@ success.
 		if !cmd.Flags().Changed("progress") {
 			progress = terminal
 		}
-		if progress {
-			p := &progressPrinter{w: stderr, terminal: terminal}
-			opts.Progress = p.report
-			defer p.done()
+		if !progress {
+			return compileAll(args, out, opts, cmd.OutOrStdout())
 		}
-		return compileAll(args, out, opts, cmd.OutOrStdout())
+		p := &progressPrinter{w: stderr, terminal: terminal}
+		opts.Progress = p.report
+		err = compileAll(args, out, opts, cmd.OutOrStdout())
+		p.done(err)
+		return err
 	}
 	return cmd
 }
