@@ -62,6 +62,10 @@ draft-ark-uri-scheme:
 	                                back up a running bolt store
 `,
 		CobraFunc: func(cmd *cobra.Command) {
+			// Caddy ends its help with its own documentation's address; the
+			// ark commands' help, which their subcommands inherit, ends
+			// with this project's.
+			cmd.SetHelpTemplate(new(cobra.Command).HelpTemplate() + "\n" + docsFooter + "\n")
 			// Unknown subcommands are errors rather than a silent help page.
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
@@ -71,6 +75,10 @@ draft-ark-uri-scheme:
 		},
 	})
 }
+
+// docsFooter ends the help of every ark command.
+const docsFooter = `The documentation of these commands is at:
+https://github.com/caddy-ark/caddy-ark/blob/main/docs/commands.md`
 
 // normalizeCommand builds `caddy ark normalize`.
 func normalizeCommand() *cobra.Command {
