@@ -155,7 +155,7 @@ not bound are not exported, so they are not checked that way).
 // importCommand builds `caddy ark import`.
 func importCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import [--format csv|tsv|rewritemap|nginx|json|auto] [--encoding utf-8|latin1] [-v] [-o <table.json>] <file>",
+		Use:   "import [--format csv|tsv|rewritemap|nginx|json|auto] [--encoding utf-8|latin1] [-v] [--skip-test-arks] [-o <table.json>] <file>",
 		Short: "Makes a table file from an existing list of identifiers",
 		Long: `
 Reads a list of identifiers and their targets and writes it as a table file
@@ -184,7 +184,9 @@ bad line, and every identifier assigned twice with different targets, is
 reported on standard error as "<file>:<line>: <reason>", and then no table is
 written and the exit status is 1. A line repeating an earlier assignment, and
 an identifier EZID holds as reserved (never public), are left out and counted
-in the summary; -v lists them. With -o the table
+in the summary; -v lists them. ARKs under NAAN 99999, which marks test and
+invalid ARKs (EZID's test shoulders), are refused as the handler refuses
+them, unless --skip-test-arks leaves them out, counted the same way. With -o the table
 appears only once it is complete; on standard output a failed import does not
 end the table, so it cannot be loaded by mistake. <file> "-" is standard
 input.
@@ -200,6 +202,7 @@ differently in the store, keeps nothing.
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
 	cmd.Flags().String("encoding", "utf-8", "The input's character encoding: utf-8 or latin1")
 	cmd.Flags().BoolP("verbose", "v", false, "List each line left out, not only how many")
+	cmd.Flags().Bool("skip-test-arks", false, "Leave out the ARKs under NAAN 99999 (test and invalid ARKs, as in an EZID download), counted in the summary")
 	cmd.Flags().String("postgres", "", "Import into the PostgreSQL store at this connection string instead of writing a table")
 	cmd.Flags().String("schema", postgres.DefaultSchema, "With --postgres: the store's schema")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -207,6 +210,7 @@ differently in the store, keeps nothing.
 		opts.Format, _ = cmd.Flags().GetString("format")
 		opts.Encoding, _ = cmd.Flags().GetString("encoding")
 		opts.Verbose, _ = cmd.Flags().GetBool("verbose")
+		opts.SkipTestARKs, _ = cmd.Flags().GetBool("skip-test-arks")
 		output, _ := cmd.Flags().GetString("output")
 		dsn, _ := cmd.Flags().GetString("postgres")
 		schema, _ := cmd.Flags().GetString("schema")
