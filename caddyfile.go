@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -15,6 +16,14 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
+
+// subdirectives are the ark block's subdirectives, which an unknown one
+// is compared with for a "did you mean".
+var subdirectives = []string{
+	"naan", "table", "map", "shoulder", "foreign", "base_url", "ready",
+	"organization", "max_length", "cache_size", "policy", "info_template",
+	"watch", "verify_tables", "store", "minter", "stats", "api", "targets_check",
+}
 
 func init() {
 	httpcaddyfile.RegisterHandlerDirective("ark", parseCaddyfile)
@@ -70,6 +79,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 // Relative table and info_template paths are relative to the Caddyfile.
 // Each map is checked as it is read, so a bad one is reported with its line.
+// An unknown subdirective's error names the one it is nearest to.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
 	if d.NextArg() {
@@ -121,7 +131,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "targets_check":
 			err = h.unmarshalTargetsCheck(d)
 		default:
-			err = d.Errf("unknown subdirective %q", d.Val())
+			err = d.Errf("unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
 		}
 		if err != nil {
 			return err

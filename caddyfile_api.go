@@ -6,8 +6,16 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// apiSubdirectives and uiSubdirectives are the api block's and its ui
+// block's subdirectives.
+var (
+	apiSubdirectives = []string{"key", "key_file", "max_body", "in_place", "ui"}
+	uiSubdirectives  = []string{"session", "secret_file"}
 )
 
 // unmarshalAPI reads
@@ -81,7 +89,7 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 			}
 			a.UI = ui
 		default:
-			return d.Errf("api: unknown subdirective %q", d.Val())
+			return d.Errf("api: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), apiSubdirectives))
 		}
 	}
 	h.API = a
@@ -115,7 +123,7 @@ func unmarshalUI(d *caddyfile.Dispenser) (*api.UI, error) {
 				ui.SecretFile = filepath.Join(filepath.Dir(d.File()), ui.SecretFile)
 			}
 		default:
-			return nil, d.Errf("api: ui: unknown subdirective %q", d.Val())
+			return nil, d.Errf("api: ui: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), uiSubdirectives))
 		}
 	}
 	return ui, nil

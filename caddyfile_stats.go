@@ -1,10 +1,14 @@
 package ark
 
 import (
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
+
+// statsSubdirectives are the stats block's subdirectives.
+var statsSubdirectives = []string{"flush_interval", "top", "not_found", "retention"}
 
 // unmarshalStats reads
 //
@@ -49,7 +53,7 @@ func (h *Handler) unmarshalStats(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Errf("stats: unknown subdirective %q (the block takes flush_interval, top, not_found and retention)", name)
+			return d.Errf("stats: unknown subdirective %q%s (the block takes flush_interval, top, not_found and retention)", name, suggest.DidYouMean(name, statsSubdirectives))
 		}
 		if err := c.Validate(); err != nil {
 			return d.Err(err.Error())

@@ -3,10 +3,14 @@ package ark
 import (
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
+
+// targetsCheckOptions are the targets_check block's options.
+var targetsCheckOptions = []string{"interval", "host_interval", "timeout", "failures", "max_rate", "allow_private", "user_agent", "skip", "notify"}
 
 // unmarshalTargetsCheck reads
 //
@@ -87,7 +91,7 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 		case "notify":
 			err = unmarshalOne(d, &c.Notify)
 		default:
-			err = d.Errf("targets_check: unknown option %q (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)", d.Val())
+			err = d.Errf("targets_check: unknown option %q%s (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)", d.Val(), suggest.DidYouMean(d.Val(), targetsCheckOptions))
 		}
 		if err != nil {
 			return err

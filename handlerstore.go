@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
@@ -111,6 +113,13 @@ func (h *Handler) unmarshalStore(d *caddyfile.Dispenser) error {
 		return nil
 	}
 	name := d.Val()
+	if _, err := caddy.GetModule("ark.stores." + name); err != nil {
+		var backends []string
+		for _, m := range caddy.GetModules("ark.stores") {
+			backends = append(backends, m.ID.Name())
+		}
+		return d.Errf("store: unknown backend %q%s (the backends are %s)", name, suggest.DidYouMean(name, backends), strings.Join(backends, ", "))
+	}
 	unm, err := caddyfile.UnmarshalModule(d, "ark.stores."+name)
 	if err != nil {
 		return err

@@ -116,7 +116,11 @@ func (c *apiCall) checkTargets() error {
 		if raw != "" {
 			what = raw
 		}
-		return writeAPIError(c.w, http.StatusForbidden, "the key "+c.key.name+" may not write "+what+", which checking its targets needs")
+		msg := "the key " + c.key.name + " may not write " + what + ", which checking its targets needs"
+		if mine := c.key.writablePrefixes(); len(mine) > 0 {
+			msg += "; give a prefix it may write: " + strings.Join(mine, ", ")
+		}
+		return writeAPIError(c.w, http.StatusForbidden, msg)
 	}
 	if _, ok := c.store.(store.TargetChecks); !ok {
 		return writeAPIError(c.w, http.StatusNotFound, "target checks are not kept here: the site has no store")
@@ -126,6 +130,25 @@ func (c *apiCall) checkTargets() error {
 		return c.fail(storeError("", err))
 	}
 	return writeJSON(c.w, http.StatusAccepted, map[string]any{"identifiers": n})
+}
+
+// writablePrefixes returns the prefixes of the key's write scopes, as a
+// prefix parameter takes them, or none for a key that may write every
+// identifier or none.
+func (k *apiKey) writablePrefixes() []string {
+	var prefixes []string
+	for _, sc := range k.scopes {
+		switch {
+		case !sc.write || sc.admin || sc.all:
+		case sc.urn != "":
+			prefixes = append(prefixes, strings.TrimSuffix(sc.urn, ":"))
+		case sc.name != "":
+			prefixes = append(prefixes, "ark:"+sc.naan+"/"+sc.name)
+		default:
+			prefixes = append(prefixes, "ark:"+sc.naan)
+		}
+	}
+	return prefixes
 }
 
 // mayWritePrefix reports whether the key may write every identifier under

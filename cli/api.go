@@ -71,10 +71,10 @@ func (c *apiClient) call(ctx context.Context, method, path string, body any, out
 	if resp.StatusCode >= 300 {
 		var refusal struct{ Error string }
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if json.Unmarshal(data, &refusal) != nil || refusal.Error == "" {
-			refusal.Error = strings.TrimSpace(string(data))
+		if json.Unmarshal(data, &refusal) == nil && refusal.Error != "" {
+			return fmt.Errorf("%s: %s", resp.Status, terminalSafe(refusal.Error))
 		}
-		return fmt.Errorf("%s: %s", resp.Status, terminalSafe(refusal.Error))
+		return notTheAPI(method, req.URL, resp.Status, resp.StatusCode, data)
 	}
 	if read, ok := out.(func(io.Reader) error); ok {
 		return read(resp.Body)
@@ -197,3 +197,23 @@ func hashKey(key string) (string, error) {
 
 // newKey returns a new random key, of 128 bits.
 func newKey() string { return rand.Text() }
+
+// notTheAPI is the error for an answer that is not one of the API's
+// refusals (which are JSON with an error): what was asked, what answered,
+// and, for a 4xx such as a 404, that --api likely does not name the API's
+// prefix.
+func notTheAPI(method string, u *url.URL, status string, code int, body []byte) error {
+	msg := fmt.Sprintf("%s: %s %s", status, method, u.Redacted())
+	if first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n"); first != "" {
+		if r := []rune(first); len(r) > 200 {
+			first = string(r[:200]) + "…"
+		}
+		msg += " answered " + strconv.Quote(terminalSafe(first))
+	} else {
+		msg += " answered with nothing"
+	}
+	if code >= 400 && code < 500 {
+		msg += ": not an answer of the ark API; --api should be the site's address and the api directive's prefix, such as https://example.org/api/ark"
+	}
+	return errors.New(msg)
+}

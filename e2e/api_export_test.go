@@ -47,7 +47,7 @@ func TestAPISlowExportDoesNotBlockWrites(t *testing.T) {
 		t.Fatalf("export: %q %v", buf, err)
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-	c := &http.Client{Timeout: 5 * time.Second}
+	c := &http.Client{Timeout: 30 * time.Second} // a write that waits this long is stuck behind the export
 	for i := range 64 {
 		id := "ark:12345/x5more" + strconv.Itoa(i)
 		req, _ := http.NewRequest("PUT", s.Base+"/api/ark/id/"+id, strings.NewReader(body(id)))

@@ -107,7 +107,7 @@ Requested, but found nothing
 
 	// A period without requests; a key that sees one shoulder.
 	out, _, status = runCaddy(t, "", "ark", "stats", "--api", base, "--from", "2020-01-01", "--to", "2020-01-02")
-	want = "Requests from 2020-01-01 to 2020-01-02: 0, of which 0 found nothing\n\nBy day\nday         total\n2020-01-01      0\n2020-01-02      0\n\nBy shoulder\n(none)\n\nMost requested\n(none)\n\nRequested, but found nothing\n(none)\n"
+	want = "Requests from 2020-01-01 to 2020-01-02: 0, of which 0 found nothing\n\nBy day\nday                       total\n2020-01-01 to 2020-01-02      0\n\nBy shoulder\n(none)\n\nMost requested\n(none)\n\nRequested, but found nothing\n(none)\n"
 	if status != 0 || out != want {
 		t.Errorf("stats --from --to: %d\n%s\nwant\n%s", status, out, want)
 	}

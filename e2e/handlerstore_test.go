@@ -16,7 +16,7 @@ func TestStoreCaddyfile(t *testing.T) {
 		"store bolt ids.db":       `"store":{"backend":"bolt","path":"/etc/caddy/ids.db"}`,
 		"minter ark:12345/x5 .rk": "minter: shoulder ark:12345/x5: template \".rk\": needs at least one d or e position",
 		"store bolt a b":          "wrong argument count",
-		"store nosuch":            "getting module named 'ark.stores.nosuch'",
+		"store nosuch":            `store: unknown backend "nosuch" (the backends are `,
 	} {
 		cfg, err := caddytest.AdaptCaddyfile(":80 {\n\tark {\n\t\t"+body+"\n\t}\n}\n", "/etc/caddy/Caddyfile")
 		got := string(cfg)

@@ -152,7 +152,7 @@ testdata/import/bad.csv:6: status "30x" is not a number: use 302, 303, 307, 410,
 testdata/import/bad.csv:7: 1 field: expected id,target[,status], or a header row naming the columns
 Error: testdata/import/bad.csv: 6 problems: the table was not completed
 `},
-		{"regex.conf", `testdata/import/regex.conf:2: the regular expression key "~^/ark:/12345/(?<n>.+)$" cannot be imported: a table holds exact identifiers (a shoulder template can stand for a pattern: see shoulder in the README)
+		{"regex.conf", `testdata/import/regex.conf:2: the regular expression key "~^/ark:/12345/(?<n>.+)$" cannot be imported: a table holds exact identifiers (a shoulder template can stand for a pattern: see shoulder in docs/tables.md)
 testdata/import/regex.conf:4: the value "/objects/$uri" uses nginx variables, which a table cannot hold
 Error: testdata/import/regex.conf: 2 problems: the table was not completed
 `},

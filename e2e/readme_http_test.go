@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
@@ -184,12 +183,11 @@ func startExampleSite(t *testing.T) string {
 // its order, then a blank line; then the body.
 func curl(t *testing.T, addr string, req curlRequest) string {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: localhost:8080\r\nUser-Agent: curl/8.5.0\r\n", req.method, req.target)
 	accept := true

@@ -148,8 +148,27 @@ func (s *shellSession) run(line string) string {
 // rfc3339 matches what may be an RFC 3339 time.
 var rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 
+// timePrecision is the mark of an RFC 3339 time: its precision, which
+// a sample must show as the run does. Go writes a time's fraction without
+// its trailing zeros: up to 6 digits is a time kept to the microsecond
+// (the stores'), 7 to 9 to the nanosecond.
+func timePrecision(s string) string {
+	n := 0 // the fraction's digits, after "2006-01-02T15:04:05."
+	if len(s) > 19 && s[19] == '.' {
+		n = len(strings.TrimLeft(s[20:], "0123456789"))
+		n = len(s) - 20 - n
+	}
+	switch {
+	case n == 0:
+		return "<time, seconds>"
+	case n <= 6:
+		return "<time, microseconds>"
+	}
+	return "<time, nanoseconds>"
+}
+
 // maskTranscript replaces what follows the clock with a mark: an RFC 3339
-// time anywhere, the value of a Date header line that is an HTTP date,
+// time anywhere, by its precision (timePrecision), the value of a Date header line that is an HTTP date,
 // and the Content-Length of a body that holds a time (its fraction of a
 // second has as many digits as it needs) or is not shown (curl -o).
 func maskTranscript(out string) string {
@@ -165,7 +184,7 @@ func maskTranscript(out string) string {
 	}
 	out = rfc3339.ReplaceAllStringFunc(out, func(s string) string {
 		if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			return "<time>"
+			return timePrecision(s)
 		}
 		return s
 	})

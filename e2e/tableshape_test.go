@@ -25,6 +25,7 @@ func TestTableShapesForPeopleMigratingData(t *testing.T) {
 		"extra key":    {"{\"entries\": [],\n\"version\": 2}", `:2: found the key "version" after "entries": ` + format},
 		"not a list":   {`{"entries": {}}`, `:1: "entries" is not a list: ` + format},
 		"empty file":   {``, ":1: the file is empty: " + format},
+		"csv":          {"id,target\nark:12345/x,https://e.org/x\n", ":1: found 'i', not an object: " + format + "; a CSV or TSV file, an Apache RewriteMap or nginx map blocks become a table with `caddy ark import <file>` (see docs/importing.md)"},
 	} {
 		path := testkit.WriteFile(t, "t.json", tc.table)
 		err := (&caddytest.Site{T: t}).Load("ark {\n\ttable " + path + "\n}")

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
@@ -139,7 +138,7 @@ func TestWatchSwapsUnderLoadWithoutFailuresOrStaleAnswers(t *testing.T) {
 	s := caddytest.StartOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n}")
 	transport := &http.Transport{MaxIdleConnsPerHost: 8}
 	defer transport.CloseIdleConnections()
-	burst := &http.Client{Transport: transport, Timeout: 10 * time.Second,
+	burst := &http.Client{Transport: transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	baseline := runtime.NumGoroutine()
 

@@ -89,7 +89,7 @@ func (s *ConsoleSite) NewUser() *ConsoleUser {
 	if err != nil {
 		s.T.Fatal(err)
 	}
-	return &ConsoleUser{Site: s, Client: &http.Client{Jar: jar, CheckRedirect: Client.CheckRedirect, Timeout: Client.Timeout}}
+	return &ConsoleUser{Site: s, Client: &http.Client{Jar: jar, CheckRedirect: Client.CheckRedirect}}
 }
 
 // SignIn returns a user signed in with the test key name.

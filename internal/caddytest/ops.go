@@ -60,8 +60,8 @@ func NewOpsSite(t *testing.T) *OpsSite {
 
 // AdminClient opens a connection for each request: after a reload the old
 // admin server answers on a kept-alive connection, with the old config's
-// registry, until Caddy has shut it down.
-var AdminClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+// registry, until Caddy has shut it down. Like Client, it has no timeout.
+var AdminClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
 // Metrics returns the samples at the admin endpoint's /metrics by series:
 // `name` or `name{label="value",...}`, labels in Prometheus' order (sorted).

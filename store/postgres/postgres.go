@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -191,7 +192,7 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.Timeout = caddy.Duration(dur)
 		default:
-			return d.Errf("unknown postgres store option %q", opt)
+			return d.Errf("unknown postgres store option %q%s (the block takes dsn, schema, max_conns and timeout)", opt, suggest.DidYouMean(opt, []string{"dsn", "schema", "max_conns", "timeout"}))
 		}
 		if d.NextArg() {
 			return d.ArgErr()
