@@ -351,7 +351,7 @@ func (c *apiCall) current(key string) (*store.Binding, error) {
 		return nil, nil
 	case err != nil:
 		return nil, storeError(key, err)
-	case cur.Status == http.StatusGone:
+	case cur.State() == store.StateWithdrawn:
 		return nil, refuse(http.StatusConflict, "%s: %v", key, store.ErrWithdrawn)
 	}
 	return cur, nil

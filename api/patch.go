@@ -74,7 +74,7 @@ func (c *apiCall) patchOnce(key string, p *bindPatch) (*store.Binding, error) {
 	switch {
 	case cur == nil:
 		wr.Create = true
-	case cur.Status == 0:
+	case cur.State() == store.StateMinted:
 		// Minted, not bound: nothing to keep.
 		wr.IfVersion = cur.Version
 	default:

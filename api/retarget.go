@@ -133,7 +133,7 @@ func (p *retargetPlan) each(ctx context.Context, ss *session, skip func(key stri
 // does not change b.
 func (p *retargetPlan) retarget(ss *session, b *store.Binding) (*store.Binding, error) {
 	rest, ok := strings.CutPrefix(b.Target, p.From)
-	if !ok || store.StateOf(b) != store.StateBound || !ss.key.may(true, b.Key) || !ss.managed(b.Key) {
+	if !ok || b.State() != store.StateBound || !ss.key.may(true, b.Key) || !ss.managed(b.Key) {
 		return nil, nil
 	}
 	pass := b.Passthrough

@@ -33,7 +33,7 @@ func (c *apiCall) export() error {
 	out := bufio.NewWriterSize(sent, 64<<10)
 	started := false
 	err := c.store.Each(c.r.Context(), func(b *store.Binding) error {
-		if b.Status == 0 || !c.key.may(false, b.Key) {
+		if b.State() == store.StateMinted || !c.key.may(false, b.Key) {
 			return nil
 		}
 		sep := ",\n"

@@ -52,7 +52,7 @@ func (p *page) editForm(raw string, status int, problem string, in *editView) er
 			v = &editView{ID: id, Status: http.StatusFound, Passthrough: true}
 		case err != nil:
 			return p.fail(err)
-		case rec.Binding.Status == http.StatusGone:
+		case rec.Binding.State() == store.StateWithdrawn:
 			return p.problem(http.StatusConflict, id+" is withdrawn: a withdrawn identifier never changes.")
 		default:
 			v = viewOf(rec.Binding)
@@ -71,7 +71,7 @@ func (p *page) editForm(raw string, status int, problem string, in *editView) er
 // viewOf returns the edit form of a binding as stored.
 func viewOf(b *store.Binding) *editView {
 	v := &editView{ID: b.Key, Version: b.Version, Target: b.Target, Status: b.Status, Passthrough: b.Passthrough, Meta: sortedMeta(b.Meta)}
-	if v.Status == 0 {
+	if b.State() == store.StateMinted {
 		v.Status, v.Passthrough = http.StatusFound, true
 	}
 	return v
@@ -165,7 +165,7 @@ func mergePatch(cur *store.Binding, in *editView) map[string]any {
 	if in.Status != cur.Status {
 		patch["status"] = in.Status
 	}
-	if in.Passthrough != cur.Passthrough || cur.Status == 0 {
+	if in.Passthrough != cur.Passthrough || cur.State() == store.StateMinted {
 		patch["passthrough"] = in.Passthrough
 	}
 	meta := map[string]any{}

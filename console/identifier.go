@@ -151,12 +151,12 @@ func (p *page) targetCheck(b *store.Binding) *targetCheckView {
 
 // state says in words what an identifier answers.
 func state(b *store.Binding) string {
-	switch b.Status {
-	case 0:
+	switch {
+	case b.State() == store.StateMinted:
 		return "minted, not bound yet"
-	case http.StatusGone:
+	case b.State() == store.StateWithdrawn:
 		return "withdrawn (410)"
-	case http.StatusOK:
+	case b.Status == http.StatusOK:
 		return "served in place (200)"
 	}
 	return fmt.Sprintf("redirects (%d)", b.Status)
@@ -179,11 +179,11 @@ func describe(old, cur *store.Binding) []string {
 	switch {
 	case cur == nil:
 		return []string{"removed"}
-	case old == nil && cur.Status == 0:
+	case old == nil && cur.State() == store.StateMinted:
 		return []string{"minted"}
-	case cur.Status == http.StatusGone && (old == nil || old.Status != http.StatusGone):
+	case cur.State() == store.StateWithdrawn && (old == nil || old.State() != store.StateWithdrawn):
 		return []string{"withdrawn: " + cur.Reason}
-	case old == nil || old.Status == 0:
+	case old == nil || old.State() == store.StateMinted:
 		return append([]string{fmt.Sprintf("bound to %s (%d)", cur.Target, cur.Status)}, metaChanges(nil, cur.Meta)...)
 	}
 	var what []string

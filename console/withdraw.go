@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // withdrawView is what the withdraw form shows.
@@ -28,7 +29,7 @@ func (p *page) withdrawForm(raw string, status int, problem, reason string) erro
 		return p.problem(http.StatusNotFound, id+" is not minted or bound in the store: there is nothing to withdraw.")
 	case err != nil:
 		return p.fail(err)
-	case rec.Binding.Status == http.StatusGone:
+	case rec.Binding.State() == store.StateWithdrawn:
 		return p.problem(http.StatusConflict, id+" is withdrawn already.")
 	}
 	b := rec.Binding
