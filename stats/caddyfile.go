@@ -1,12 +1,12 @@
-package ark
+package stats
 
 import (
-	"github.com/caddy-ark/caddy-ark/stats"
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
-// unmarshalStats reads
+// UnmarshalCaddyfile reads the ark block's subdirective
 //
 //	stats [{
 //		flush_interval <duration>
@@ -15,20 +15,16 @@ import (
 //		retention <duration>
 //	}]
 //
-// checking each value as it is read.
-func (h *Handler) unmarshalStats(d *caddyfile.Dispenser) error {
-	if h.Stats != nil {
-		return d.Err("stats: given twice")
-	}
+// checking each value as it is read. d is at the subdirective's name.
+func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	c := &stats.Config{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch name := d.Val(); name {
 		case "flush_interval", "retention":
 			var s string
-			if err := unmarshalOne(d, &s); err != nil {
+			if err := caddyfileargs.One(d, &s); err != nil {
 				return err
 			}
 			dur, err := caddy.ParseDuration(s)
@@ -41,11 +37,11 @@ func (h *Handler) unmarshalStats(d *caddyfile.Dispenser) error {
 				c.Retention = caddy.Duration(dur)
 			}
 		case "top":
-			if err := unmarshalInt(d, "stats: top", &c.Top, stats.MaxTop, ""); err != nil {
+			if err := caddyfileargs.Int(d, "stats: top", &c.Top, MaxTop, ""); err != nil {
 				return err
 			}
 		case "not_found":
-			if err := unmarshalInt(d, "stats: not_found", &c.NotFound, stats.MaxTop, ""); err != nil {
+			if err := caddyfileargs.Int(d, "stats: not_found", &c.NotFound, MaxTop, ""); err != nil {
 				return err
 			}
 		default:
@@ -55,6 +51,5 @@ func (h *Handler) unmarshalStats(d *caddyfile.Dispenser) error {
 			return d.Err(err.Error())
 		}
 	}
-	h.Stats = c
 	return nil
 }
