@@ -20,22 +20,24 @@ import (
 // handlerStore is what a Handler keeps about its store.
 type handlerStore struct {
 	store     store.Store
-	raw       json.RawMessage     // its configuration, which loading it empties
+	id        caddy.ModuleID      // the store module's, for messages
+	shared    store.Shared        // nil when the backend shares nothing
 	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
-	settings  json.RawMessage // StoreRaw as configured: loading the module clears it
 }
-
-// openStore loads the configured store module, the bolt store in Caddy's
-// data directory when minters or the API need one and none is
-// configured, and
-// watches it to keep the cache true.
 
 // defaultStore is the store of a handler with minters, an API or
 // targets_check and no store line: the bolt file in Caddy's data
 // directory.
 var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
 
+// openStore loads the configured store module (the bolt store in Caddy's
+// data directory when minters, the API or targets_check need one and none
+// is configured) and watches it to keep the cache true. It is the one
+// place a handler's store is opened: through ctx.LoadModule, so checked
+// as strictly as every module of the config, and cleaned up with it.
+// Statistics and target checking use this store, holding its shared
+// object (see hold) where they must outlive the module.
 func (h *Handler) openStore(ctx caddy.Context) error {
 	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil || h.TargetsCheck != nil) {
 		h.StoreRaw = defaultStore
@@ -43,8 +45,6 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	if h.StoreRaw == nil {
 		return nil
 	}
-	h.stores.raw = h.StoreRaw
-	h.stores.settings = h.StoreRaw
 	mod, err := ctx.LoadModule(h, "StoreRaw")
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -53,7 +53,8 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	if !ok {
 		return fmt.Errorf("store: module %T is not a Store", mod)
 	}
-	h.stores.store = s
+	h.stores.store, h.stores.id = s, mod.(caddy.Module).CaddyModule().ID
+	h.stores.shared, _ = mod.(store.Shared)
 	if h.CacheSize >= 0 {
 		c, err := newRistretto[*table.Assignment](h.cacheSize())
 		if err != nil {
@@ -65,6 +66,17 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	h.stores.stopWatch = stop
 	s.Watch(watchCtx, h.storeChanged)
 	return nil
+}
+
+// hold returns the store's shared object, kept open until release is
+// called even once Caddy has cleaned up the handler's store module; ok
+// is false when the backend shares nothing.
+func (hs *handlerStore) hold() (held store.Store, release func() error, ok bool) {
+	if hs.shared == nil {
+		return nil, nil, false
+	}
+	held, release = hs.shared.Hold()
+	return held, release, true
 }
 
 // storeChanged forgets what the cache holds for keys (everything for nil).

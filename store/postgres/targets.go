@@ -365,6 +365,16 @@ var (
 // the same settings.
 func (s *Store) Shared() store.Store { return s.b }
 
+// Hold implements store.Shared: one more user of the backend.
+func (s *Store) Hold() (store.Store, func() error) {
+	key := s.key
+	v, _, _ := pgBackends.LoadOrNew(key, nil) // s uses it: it is there
+	return v.(*Backend), store.ReleaseOnce(func() error {
+		_, err := pgBackends.Delete(key)
+		return err
+	})
+}
+
 // Interface guards.
 var (
 	_ store.Shared = (*Store)(nil)
