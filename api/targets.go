@@ -94,6 +94,12 @@ func states() string {
 	return strings.Join(s, ", ")
 }
 
+// CheckResult is the answer to POST targets/check: how many identifiers
+// have their targets checked next.
+type CheckResult struct {
+	Identifiers int `json:"identifiers"`
+}
+
 // checkTargets answers POST targets/check: the targets of the identifiers
 // under ?prefix= (every identifier without it) are made due at once, for
 // the node that checks to check them next; it answers 202 with how many
@@ -125,7 +131,7 @@ func (c *apiCall) checkTargets() error {
 	if err != nil {
 		return c.fail(storeError("", err))
 	}
-	return writeJSON(c.w, http.StatusAccepted, map[string]any{"identifiers": n})
+	return writeJSON(c.w, http.StatusAccepted, CheckResult{Identifiers: n})
 }
 
 // mayWritePrefix reports whether the key may write every identifier under

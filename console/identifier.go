@@ -7,17 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/targets"
 )
-
-// record is the API's answer to GET id/<id>.
-type record struct {
-	Binding *store.Binding `json:"binding"`
-	History []store.Change `json:"history"`
-}
 
 // errNotStored is a GET id/<id> that the API answered 404: the
 // identifier is neither minted nor bound.
@@ -25,22 +21,15 @@ var errNotStored = errors.New("not minted or bound")
 
 // get reads the binding and history of id through the API. A refusal is
 // returned as a *refusal.
-func (p *page) get(id string) (*record, error) {
-	rep, err := p.api(apiRequest{method: http.MethodGet, route: "id", rest: escapeID(id)})
-	if err != nil {
-		return nil, err
-	}
-	if rep.status == http.StatusNotFound {
+func (p *page) get(id string) (*api.Record, error) {
+	rec, err := p.c.api.Get(p.r.Context(), p.site, p.sess.key, escapeID(id))
+	switch {
+	case err != nil && api.ErrorStatus(err) == http.StatusNotFound:
 		return nil, errNotStored
+	case err != nil:
+		return nil, refused(err)
 	}
-	if !rep.ok() {
-		return nil, &refusal{rep.status, rep.problem()}
-	}
-	var rec record
-	if err := rep.decode(&rec); err != nil {
-		return nil, err
-	}
-	return &rec, nil
+	return rec, nil
 }
 
 // refusal is the API refusing a request, with the status and reason it
@@ -51,6 +40,9 @@ type refusal struct {
 }
 
 func (r *refusal) Error() string { return r.msg }
+
+// refused returns err, an error of the API, as a refusal.
+func refused(err error) *refusal { return &refusal{api.ErrorStatus(err), err.Error()} }
 
 // fail answers with err: a refusal of the API, or the API failing.
 func (p *page) fail(err error) error {
@@ -217,6 +209,22 @@ func metaChanges(old, cur map[string]string) []string {
 		}
 	}
 	return what
+}
+
+// escapeID escapes an identifier for a path, as a client of the API
+// would: "?", "#" and "%" are escaped, "/" and ":" kept. The API's
+// functions take identifiers so escaped, as its paths have them.
+func escapeID(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("%?#\"<>\\^`{|}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // unescapeID returns the identifier of a console path, its escapes
