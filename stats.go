@@ -6,7 +6,6 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
-	"github.com/caddy-ark/caddy-ark/store"
 	"go.uber.org/zap"
 )
 
@@ -36,13 +35,8 @@ func (h *Handler) openStats(rs *resolve.Resolver) error {
 		return errStatsNoStore
 	}
 	held, release, ok := h.stores.hold()
-	ss, isStats := held.(store.StatsStore)
-	if !ok || !isStats {
-		err := fmt.Errorf("stats: the store %s keeps no statistics", h.stores.id)
-		if ok {
-			err = errors.Join(err, release())
-		}
-		return err
+	if !ok {
+		return fmt.Errorf("stats: the store %s keeps no statistics: it is not shared across configs", h.stores.id)
 	}
 	var shoulders []string
 	for _, m := range h.minters {
@@ -57,7 +51,7 @@ func (h *Handler) openStats(rs *resolve.Resolver) error {
 	}
 	h.stats.release = release
 	h.stats.collector = stats.New(*h.Stats, stats.Options{
-		Store:     ss,
+		Store:     held,
 		Ours:      h.ours,
 		Shoulders: shoulders,
 		Logger:    h.logger,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/resolve"
-	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
@@ -55,9 +54,6 @@ func (h *Handler) startChecks(ctx caddy.Context) error {
 		return fmt.Errorf("targets_check: the store (%T) is not shared across configs", h.stores.store)
 	}
 	st := h.stores.shared.Shared()
-	if _, ok := st.(store.TargetChecks); !ok {
-		return fmt.Errorf("targets_check: the store (%T) cannot keep target checks", h.stores.store)
-	}
 	cfg, err := json.Marshal(h.TargetsCheck)
 	if err != nil {
 		return err

@@ -64,15 +64,7 @@ type Store struct {
 // backend is what a Store hands on to its Backend: the methods of a
 // store, and nothing else of the Backend (not Destruct, which the pool
 // calls).
-type backend interface {
-	store.Store
-	store.Batcher
-	store.Historian
-	store.Dumper
-	store.Lister
-	store.StatsStore
-	store.TargetChecks
-}
+type backend = store.Store
 
 // CaddyModule returns the Caddy module information.
 func (*Store) CaddyModule() caddy.ModuleInfo {
