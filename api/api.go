@@ -267,9 +267,18 @@ func writeFailure(w http.ResponseWriter, err error) error {
 	return writeAPIError(w, ae.status, ae.msg)
 }
 
+// Refusal is the body of every answer of the API that is not a success:
+// the reason, and the status again; a mint refused after some names were
+// minted also lists them.
+type Refusal struct {
+	Error  string   `json:"error"`
+	IDs    []string `json:"ids,omitempty"`
+	Status int      `json:"status"`
+}
+
 // writeAPIError answers with status and a JSON object holding the reason.
 func writeAPIError(w http.ResponseWriter, status int, reason string) error {
-	return writeJSON(w, status, map[string]any{"status": status, "error": reason})
+	return writeJSON(w, status, Refusal{Error: reason, Status: status})
 }
 
 // writeJSON answers with status and v as JSON.

@@ -105,7 +105,7 @@ func (c *apiCall) serveMint(raw string) error {
 		return c.fail(refusal)
 	}
 	// Some names were minted before the error: they are stored, so say which.
-	return writeJSON(c.w, refusal.status, map[string]any{"status": refusal.status, "error": refusal.msg, "ids": keys})
+	return writeJSON(c.w, refusal.status, Refusal{Error: refusal.msg, IDs: keys, Status: refusal.status})
 }
 
 // mint mints n names under sh, bound as bind says when it is not nil, and

@@ -69,7 +69,7 @@ func (c *apiClient) call(ctx context.Context, method, path string, body any, out
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		var refusal struct{ Error string }
+		var refusal api.Refusal
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if json.Unmarshal(data, &refusal) != nil || refusal.Error == "" {
 			refusal.Error = strings.TrimSpace(string(data))
