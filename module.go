@@ -259,7 +259,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.closeStore()
 		return err
 	}
-	if err := h.openStats(ctx, rs); err != nil {
+	if err := h.openStats(rs); err != nil {
 		rs.Close()
 		h.closeStore()
 		return err

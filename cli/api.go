@@ -69,7 +69,7 @@ func (c *apiClient) call(ctx context.Context, method, path string, body any, out
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		var refusal struct{ Error string }
+		var refusal api.Refusal
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if json.Unmarshal(data, &refusal) == nil && refusal.Error != "" {
 			return fmt.Errorf("%s: %s", resp.Status, terminalSafe(refusal.Error))
@@ -100,9 +100,7 @@ func idPath(route, id string) string {
 // mintIDs mints n names under shoulder, bound to target when it is not
 // empty, and writes them to w, one a line.
 func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *api.BindRequest, w io.Writer) error {
-	var out struct {
-		IDs []string `json:"ids"`
-	}
+	var out api.MintResult
 	var body any
 	if bind != nil {
 		body = bind
@@ -118,7 +116,7 @@ func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *a
 
 // bindID creates or updates the binding of id with a merge patch, which
 // keeps what it does not name, and writes the binding as stored.
-func (c *apiClient) bindID(ctx context.Context, id string, patch map[string]any, w io.Writer) error {
+func (c *apiClient) bindID(ctx context.Context, id string, patch *api.BindPatch, w io.Writer) error {
 	var b store.Binding
 	if err := c.call(ctx, http.MethodPatch, idPath("id", id), patch, &b); err != nil {
 		return err

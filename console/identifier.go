@@ -8,18 +8,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/internal/visible"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/targets"
 )
-
-// record is the API's answer to GET id/<id>.
-type record struct {
-	Binding *store.Binding `json:"binding"`
-	History []store.Change `json:"history"`
-}
 
 // errNotStored is a GET id/<id> that the API answered 404: the
 // identifier is neither minted nor bound.
@@ -27,22 +23,15 @@ var errNotStored = errors.New("not minted or bound")
 
 // get reads the binding and history of id through the API. A refusal is
 // returned as a *refusal.
-func (p *page) get(id string) (*record, error) {
-	rep, err := p.api(apiRequest{method: http.MethodGet, route: "id", rest: escapeID(id)})
-	if err != nil {
-		return nil, err
-	}
-	if rep.status == http.StatusNotFound {
+func (p *page) get(id string) (*api.Record, error) {
+	rec, err := p.c.api.Get(p.r.Context(), p.site, p.sess.key, escapeID(id))
+	switch {
+	case err != nil && api.ErrorStatus(err) == http.StatusNotFound:
 		return nil, errNotStored
+	case err != nil:
+		return nil, refused(err)
 	}
-	if !rep.ok() {
-		return nil, &refusal{rep.status, rep.problem()}
-	}
-	var rec record
-	if err := rep.decode(&rec); err != nil {
-		return nil, err
-	}
-	return &rec, nil
+	return rec, nil
 }
 
 // refusal is the API refusing a request, with the status and reason it
@@ -53,6 +42,9 @@ type refusal struct {
 }
 
 func (r *refusal) Error() string { return r.msg }
+
+// refused returns err, an error of the API, as a refusal.
+func refused(err error) *refusal { return &refusal{api.ErrorStatus(err), err.Error()} }
 
 // fail answers with err: a refusal of the API, or the API failing.
 func (p *page) fail(err error) error {
@@ -153,12 +145,12 @@ func (p *page) targetCheck(b *store.Binding) *targetCheckView {
 
 // state says in words what an identifier answers.
 func state(b *store.Binding) string {
-	switch b.Status {
-	case 0:
+	switch {
+	case b.State() == store.StateMinted:
 		return "minted, not bound yet"
-	case http.StatusGone:
+	case b.State() == store.StateWithdrawn:
 		return "withdrawn (410)"
-	case http.StatusOK:
+	case b.Status == http.StatusOK:
 		return "served in place (200)"
 	}
 	return fmt.Sprintf("redirects (%d)", b.Status)
@@ -183,11 +175,11 @@ func describe(old, cur *store.Binding) []template.HTML {
 	switch {
 	case cur == nil:
 		return []template.HTML{"removed"}
-	case old == nil && cur.Status == 0:
+	case old == nil && cur.State() == store.StateMinted:
 		return []template.HTML{"minted"}
-	case cur.Status == http.StatusGone && (old == nil || old.Status != http.StatusGone):
+	case cur.State() == store.StateWithdrawn && (old == nil || old.State() != store.StateWithdrawn):
 		return []template.HTML{"withdrawn: " + shown(cur.Reason)}
-	case old == nil || old.Status == 0:
+	case old == nil || old.State() == store.StateMinted:
 		return append([]template.HTML{template.HTML(fmt.Sprintf("bound to %s (%d)", shown(cur.Target), cur.Status))}, metaChanges(nil, cur.Meta)...)
 	}
 	var what []template.HTML
@@ -232,6 +224,22 @@ func shown(s string) template.HTML {
 		return h
 	}
 	return template.HTML(template.HTMLEscapeString(s))
+}
+
+// escapeID escapes an identifier for a path, as a client of the API
+// would: "?", "#" and "%" are escaped, "/" and ":" kept. The API's
+// functions take identifiers so escaped, as its paths have them.
+func escapeID(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("%?#\"<>\\^`{|}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // unescapeID returns the identifier of a console path, its escapes

@@ -101,21 +101,17 @@ type checked struct {
 
 // New returns a checker of the targets of st's sites, configured by c;
 // site names the site for the default User-Agent. It does nothing until
-// Start. st must implement store.TargetChecks.
+// Start.
 func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, error) {
 	set, err := c.settings(site)
 	if err != nil {
 		return nil, err
 	}
-	tc, ok := st.(store.TargetChecks)
-	if !ok {
-		return nil, fmt.Errorf("targets_check: the store (%T) cannot keep target checks", st)
-	}
 	holder := make([]byte, 8)
 	_, _ = rand.Read(holder)
 	host, _ := os.Hostname()
 	ch := &Checker{
-		set: set, st: st, tc: tc, logger: logger,
+		set: set, st: st, tc: st, logger: logger,
 		holder:  fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(holder)),
 		gates:   newGates(set.hostInterval),
 		rate:    rate.NewLimiter(rate.Limit(set.maxRate), 1),

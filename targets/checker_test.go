@@ -116,7 +116,7 @@ func report(t *testing.T, st store.Store, tbl table.Table) map[string]*targets.L
 // checksOf returns the check of each target.
 func checksOf(t *testing.T, st store.Store, ts ...string) []*store.TargetCheck {
 	t.Helper()
-	cs, err := st.(store.TargetChecks).LookupTargetChecks(context.Background(), ts)
+	cs, err := st.LookupTargetChecks(context.Background(), ts)
 	if err != nil {
 		t.Fatal(err)
 	}

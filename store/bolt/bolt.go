@@ -599,7 +599,7 @@ func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error)
 			return err
 		}
 		switch {
-		case cur != nil && cur.Status == 410:
+		case cur != nil && cur.State() == store.StateWithdrawn:
 			return store.ErrWithdrawn
 		case w.Create && cur != nil, w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion):
 			return store.ErrPrecondition

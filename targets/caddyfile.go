@@ -1,18 +1,18 @@
-package ark
+package targets
 
 import (
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
-	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
-// targetsCheckOptions are the targets_check block's options.
-var targetsCheckOptions = []string{"interval", "host_interval", "timeout", "failures", "max_rate", "allow_private", "user_agent", "skip", "notify"}
+// options are the targets_check block's options.
+var options = []string{"interval", "host_interval", "timeout", "failures", "max_rate", "allow_private", "user_agent", "skip", "notify"}
 
-// unmarshalTargetsCheck reads
+// UnmarshalCaddyfile reads the ark block's subdirective
 //
 //	targets_check [{
 //		interval <duration>
@@ -27,25 +27,21 @@ var targetsCheckOptions = []string{"interval", "host_interval", "timeout", "fail
 //	}]
 //
 // checking the whole block once it is read, so that a bad value is
-// reported at the directive's line.
-func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
-	if h.TargetsCheck != nil {
-		return d.Err("targets_check: given twice")
-	}
+// reported at the directive's line. d is at the subdirective's name.
+func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	c := &targets.Config{}
-	duration := func(name string, dst *targets.Duration) error {
+	duration := func(name string, dst *Duration) error {
 		var s string
-		if err := unmarshalOne(d, &s); err != nil {
+		if err := caddyfileargs.One(d, &s); err != nil {
 			return err
 		}
 		v, err := caddy.ParseDuration(s)
 		if err != nil {
 			return d.Errf("targets_check: %s: %q is not a duration such as 720h", name, s)
 		}
-		*dst = targets.Duration(v)
+		*dst = Duration(v)
 		return nil
 	}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
@@ -59,7 +55,7 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 			err = duration("timeout", &c.Timeout)
 		case "failures":
 			var s string
-			if err = unmarshalOne(d, &s); err == nil {
+			if err = caddyfileargs.One(d, &s); err == nil {
 				n, convErr := strconv.Atoi(s)
 				if convErr != nil || n <= 0 {
 					return d.Errf("targets_check: failures: %q is not a positive number", s)
@@ -68,7 +64,7 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 			}
 		case "max_rate":
 			var s string
-			if err = unmarshalOne(d, &s); err == nil {
+			if err = caddyfileargs.One(d, &s); err == nil {
 				r, convErr := strconv.ParseFloat(s, 64)
 				if convErr != nil || r <= 0 {
 					return d.Errf("targets_check: max_rate: %q is not a positive number of checks per second", s)
@@ -81,7 +77,7 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 				err = d.ArgErr()
 			}
 		case "user_agent":
-			err = unmarshalOne(d, &c.UserAgent)
+			err = caddyfileargs.One(d, &c.UserAgent)
 		case "skip":
 			more := d.RemainingArgs()
 			if len(more) == 0 {
@@ -89,9 +85,9 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 			}
 			c.Skip = append(c.Skip, more...)
 		case "notify":
-			err = unmarshalOne(d, &c.Notify)
+			err = caddyfileargs.One(d, &c.Notify)
 		default:
-			err = d.Errf("targets_check: unknown option %q%s (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)", d.Val(), suggest.DidYouMean(d.Val(), targetsCheckOptions))
+			err = d.Errf("targets_check: unknown option %q%s (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)", d.Val(), suggest.DidYouMean(d.Val(), options))
 		}
 		if err != nil {
 			return err
@@ -100,6 +96,5 @@ func (h *Handler) unmarshalTargetsCheck(d *caddyfile.Dispenser) error {
 	if err := c.Validate(); err != nil {
 		return d.Err(err.Error())
 	}
-	h.TargetsCheck = c
 	return nil
 }

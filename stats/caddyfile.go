@@ -1,16 +1,16 @@
-package ark
+package stats
 
 import (
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
-	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
-// statsSubdirectives are the stats block's subdirectives.
-var statsSubdirectives = []string{"flush_interval", "top", "not_found", "retention"}
+// subdirectives are the stats block's subdirectives.
+var subdirectives = []string{"flush_interval", "top", "not_found", "retention"}
 
-// unmarshalStats reads
+// UnmarshalCaddyfile reads the ark block's subdirective
 //
 //	stats [{
 //		flush_interval <duration>
@@ -19,20 +19,16 @@ var statsSubdirectives = []string{"flush_interval", "top", "not_found", "retenti
 //		retention <duration>
 //	}]
 //
-// checking each value as it is read.
-func (h *Handler) unmarshalStats(d *caddyfile.Dispenser) error {
-	if h.Stats != nil {
-		return d.Err("stats: given twice")
-	}
+// checking each value as it is read. d is at the subdirective's name.
+func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	c := &stats.Config{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch name := d.Val(); name {
 		case "flush_interval", "retention":
 			var s string
-			if err := unmarshalOne(d, &s); err != nil {
+			if err := caddyfileargs.One(d, &s); err != nil {
 				return err
 			}
 			dur, err := caddy.ParseDuration(s)
@@ -45,20 +41,19 @@ func (h *Handler) unmarshalStats(d *caddyfile.Dispenser) error {
 				c.Retention = caddy.Duration(dur)
 			}
 		case "top":
-			if err := unmarshalInt(d, "stats: top", &c.Top, stats.MaxTop, ""); err != nil {
+			if err := caddyfileargs.Int(d, "stats: top", &c.Top, MaxTop, ""); err != nil {
 				return err
 			}
 		case "not_found":
-			if err := unmarshalInt(d, "stats: not_found", &c.NotFound, stats.MaxTop, ""); err != nil {
+			if err := caddyfileargs.Int(d, "stats: not_found", &c.NotFound, MaxTop, ""); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("stats: unknown subdirective %q%s (the block takes flush_interval, top, not_found and retention)", name, suggest.DidYouMean(name, statsSubdirectives))
+			return d.Errf("stats: unknown subdirective %q%s (the block takes flush_interval, top, not_found and retention)", name, suggest.DidYouMean(name, subdirectives))
 		}
 		if err := c.Validate(); err != nil {
 			return d.Err(err.Error())
 		}
 	}
-	h.Stats = c
 	return nil
 }

@@ -1,24 +1,24 @@
-package ark
+package api
 
 import (
 	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
-// apiSubdirectives and uiSubdirectives are the api block's and its ui
+// subdirectives and uiSubdirectives are the api block's and its ui
 // block's subdirectives.
 var (
-	apiSubdirectives = []string{"key", "key_file", "max_body", "in_place", "ui"}
-	uiSubdirectives  = []string{"session", "secret_file"}
+	subdirectives   = []string{"key", "key_file", "max_body", "in_place", "ui"}
+	uiSubdirectives = []string{"session", "secret_file"}
 )
 
-// unmarshalAPI reads
+// UnmarshalCaddyfile reads the ark block's subdirective
 //
 //	api <prefix> {
 //		key <name> <sha256-hex> <scope>...
@@ -33,13 +33,9 @@ var (
 //
 // checking each key as it is read. A relative key_file or secret_file is
 // relative to the Caddyfile. ui, with or without its block, turns on the
-// console.
-func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
-	if h.API != nil {
-		return d.Err("api: given twice")
-	}
-	a := &api.API{}
-	if err := unmarshalOne(d, &a.Prefix); err != nil {
+// console. d is at the subdirective's name.
+func (a *API) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	if err := caddyfileargs.One(d, &a.Prefix); err != nil {
 		return err
 	}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
@@ -49,14 +45,14 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 			if len(args) < 3 {
 				return d.Errf("api: key: want <name> <sha256-hex> <scope>..., got %d arguments", len(args))
 			}
-			k := api.APIKey{Name: args[0], Hash: args[1], Scopes: args[2:]}
+			k := APIKey{Name: args[0], Hash: args[1], Scopes: args[2:]}
 			if err := k.Validate(); err != nil {
 				return d.Errf("api: %v", err)
 			}
 			a.Keys = append(a.Keys, k)
 		case "key_file":
 			var f string
-			if err := unmarshalOne(d, &f); err != nil {
+			if err := caddyfileargs.One(d, &f); err != nil {
 				return err
 			}
 			if !filepath.IsAbs(f) {
@@ -65,7 +61,7 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 			a.KeyFiles = append(a.KeyFiles, f)
 		case "max_body":
 			var s string
-			if err := unmarshalOne(d, &s); err != nil {
+			if err := caddyfileargs.One(d, &s); err != nil {
 				return err
 			}
 			n, err := strconv.ParseInt(s, 10, 64)
@@ -89,17 +85,16 @@ func (h *Handler) unmarshalAPI(d *caddyfile.Dispenser) error {
 			}
 			a.UI = ui
 		default:
-			return d.Errf("api: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), apiSubdirectives))
+			return d.Errf("api: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
 		}
 	}
-	h.API = a
 	return nil
 }
 
 // unmarshalUI reads the api block's ui [{ session <duration>; secret_file
 // <file> }].
-func unmarshalUI(d *caddyfile.Dispenser) (*api.UI, error) {
-	ui := &api.UI{}
+func unmarshalUI(d *caddyfile.Dispenser) (*UI, error) {
+	ui := &UI{}
 	if d.NextArg() {
 		return nil, d.Errf("api: ui takes no arguments, got %q: give session or secret_file in its block", d.Val())
 	}
@@ -107,7 +102,7 @@ func unmarshalUI(d *caddyfile.Dispenser) (*api.UI, error) {
 		switch d.Val() {
 		case "session":
 			var s string
-			if err := unmarshalOne(d, &s); err != nil {
+			if err := caddyfileargs.One(d, &s); err != nil {
 				return nil, err
 			}
 			dur, err := caddy.ParseDuration(s)
@@ -116,7 +111,7 @@ func unmarshalUI(d *caddyfile.Dispenser) (*api.UI, error) {
 			}
 			ui.Session = caddy.Duration(dur)
 		case "secret_file":
-			if err := unmarshalOne(d, &ui.SecretFile); err != nil {
+			if err := caddyfileargs.One(d, &ui.SecretFile); err != nil {
 				return nil, err
 			}
 			if !filepath.IsAbs(ui.SecretFile) {
