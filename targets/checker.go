@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"go.uber.org/zap"
@@ -347,7 +348,7 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 			renewed = append(renewed, c.Target)
 			continue
 		}
-		origin := internalHost
+		origin := urlpath.SiteHost
 		if o, ok := originOf(c.Target); ok {
 			origin = o
 		}

@@ -5,30 +5,48 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 )
 
-// routeTransport sends requests for internalHost to the site, and every
-// other one over the network.
+// routeTransport sends the requests of in-place checks to the site, and
+// every other one over the network.
 type routeTransport struct {
 	network http.RoundTripper
 	site    func() Site
+	timeout time.Duration
 }
+
+// inPlaceKey marks, in its context, a check of an in-place target: the
+// only request that may go to the site, with the redirects the site's own
+// answers lead to. A URL naming urlpath.SiteHost is not enough.
+type inPlaceKey struct{}
 
 // errNoSite fails an in-place check while no site is there to ask.
 var errNoSite = errors.New("no site to ask for an in-place target")
 
+// inSite reports whether u names the host of in-place checks.
+func inSite(u *url.URL) bool { return urlpath.IsSiteHost(u.Hostname()) }
+
 func (t *routeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host != internalHost {
+	if !inSite(req.URL) {
 		return t.network.RoundTrip(req)
+	}
+	if req.Context().Value(inPlaceKey{}) == nil {
+		// Not an in-place check: the name is under .invalid, which never
+		// resolves (RFC 6761), and so a client finds it.
+		return nil, &net.DNSError{Err: "no such host", Name: req.URL.Hostname(), IsNotFound: true}
 	}
 	s := t.site()
 	if s == nil {
 		return nil, errNoSite
 	}
-	return askSite(s, req), nil
+	return askSite(s, req, t.timeout)
 }
 
 // checkKey marks the requests that a check makes of its own site.
@@ -40,16 +58,29 @@ func IsCheck(r *http.Request) bool {
 	return r.Context().Value(checkKey{}) != nil
 }
 
-// askSite answers req through the site, as if it had come from a client.
-func askSite(s Site, req *http.Request) *http.Response {
-	in := req.Clone(context.WithValue(req.Context(), checkKey{}, true))
+// askSite answers req through the site, as if it had come from a client,
+// within timeout: a site that answers later fails the check with a
+// timeout, and its handler's request is cancelled.
+func askSite(s Site, req *http.Request, timeout time.Duration) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(context.WithValue(req.Context(), checkKey{}, true), timeout)
+	defer cancel()
+	in := req.Clone(ctx)
 	in.Host = s.Host()
 	in.URL.Scheme, in.URL.Host = "", ""
 	in.RequestURI = in.URL.RequestURI()
 	in.RemoteAddr = "127.0.0.1:0"
 	in.Body = http.NoBody
 	rec := &recorder{header: http.Header{}}
-	s.ServeHTTP(rec, in)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		s.ServeHTTP(rec, in)
+	}()
+	select {
+	case <-served:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	status := rec.status
 	if status == 0 {
 		status = http.StatusOK
@@ -58,11 +89,16 @@ func askSite(s Site, req *http.Request) *http.Response {
 		Status: http.StatusText(status), StatusCode: status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: rec.header, Body: io.NopCloser(bytes.NewReader(rec.body.Bytes())), ContentLength: int64(rec.body.Len()),
 		Request: req,
-	}
+	}, nil
 }
 
+// errBodyRead stops a handler writing the body of an in-place check
+// beyond the maxBody bytes that a check reads, as a client that hangs up.
+var errBodyRead = errors.New("the check has read as much of the body as it reads")
+
 // recorder is the ResponseWriter of a request to the site: it keeps the
-// status, the header and at most maxBody bytes of the body.
+// status, the header and at most maxBody bytes of the body, and refuses
+// the rest.
 type recorder struct {
 	header http.Header
 	status int
@@ -79,10 +115,11 @@ func (r *recorder) WriteHeader(status int) {
 
 func (r *recorder) Write(p []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
-	if room := maxBody - r.body.Len(); room > 0 {
-		r.body.Write(p[:min(len(p), room)])
+	if room := maxBody - r.body.Len(); len(p) > room {
+		r.body.Write(p[:room])
+		return room, errBodyRead
 	}
-	return len(p), nil
+	return r.body.Write(p)
 }
 
 // politeTransport makes each request over the network in its origin's
