@@ -113,4 +113,3 @@ func TestCheckerIsNotRedirectedBackIntoTheSite(t *testing.T) {
 		}
 	}
 }
-
