@@ -58,8 +58,10 @@ type fetcher struct {
 
 // newFetcher returns a fetcher whose requests over the network pass
 // through gates and the dialer of s, and whose in-place checks go to site
-// (nil: none are made).
+// (nil: none are made); each request takes one of maxRunning slots once
+// its turn has come.
 func newFetcher(s *settings, g *gates, site func() Site) *fetcher {
+	running := make(chan struct{}, maxRunning)
 	base := &http.Transport{
 		DialContext:           newDialer(s.timeout, s.allowPrivate),
 		TLSHandshakeTimeout:   s.timeout,
@@ -68,7 +70,8 @@ func newFetcher(s *settings, g *gates, site func() Site) *fetcher {
 		IdleConnTimeout:       max(2*s.hostInterval, 30*time.Second),
 		ForceAttemptHTTP2:     true,
 	}
-	rt := &routeTransport{network: &politeTransport{base: base, gates: g, timeout: s.timeout}, site: site, timeout: s.timeout}
+	network := &politeTransport{base: base, gates: g, running: running, timeout: s.timeout}
+	rt := &routeTransport{network: network, site: site, running: running, timeout: s.timeout}
 	return &fetcher{
 		userAgent: s.userAgent,
 		client: &http.Client{

@@ -19,6 +19,7 @@ import (
 type routeTransport struct {
 	network http.RoundTripper
 	site    func() Site
+	running chan struct{} // the running slots, shared with network
 	timeout time.Duration
 }
 
@@ -46,6 +47,12 @@ func (t *routeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if s == nil {
 		return nil, errNoSite
 	}
+	select {
+	case t.running <- struct{}{}:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	defer func() { <-t.running }()
 	return askSite(s, req, t.timeout)
 }
 
@@ -122,11 +129,14 @@ func (r *recorder) Write(p []byte) (int, error) {
 	return r.body.Write(p)
 }
 
-// politeTransport makes each request over the network in its origin's
-// turn (gates), bounded by the timeout until its body is closed.
+// politeTransport makes each request over the network in its turn
+// (gates): its origin's, and that of each address its host name resolves
+// to, so that names sharing a server share its turn too; then in one of
+// the running slots, bounded by the timeout until its body is closed.
 type politeTransport struct {
 	base    http.RoundTripper
 	gates   *gates
+	running chan struct{}
 	timeout time.Duration
 }
 
@@ -136,7 +146,27 @@ func (t *politeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	addrs, err := lookupAddrs(req.Context(), req.URL, t.timeout)
+	if err != nil {
+		leave()
+		return nil, err
+	}
+	for _, a := range addrs.keys() {
+		leaveAddr, err := t.gates.enter(req.Context(), a)
+		if err != nil {
+			leave()
+			return nil, err
+		}
+		leave = then(leaveAddr, leave)
+	}
+	select {
+	case t.running <- struct{}{}:
+	case <-req.Context().Done():
+		leave()
+		return nil, req.Context().Err()
+	}
+	leave = then(func() { <-t.running }, leave)
+	ctx, cancel := context.WithTimeout(withAddrs(req.Context(), addrs), t.timeout)
 	resp, err := t.base.RoundTrip(req.WithContext(ctx))
 	if err != nil {
 		cancel()
@@ -145,6 +175,14 @@ func (t *politeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &turnBody{ReadCloser: resp.Body, end: func() { cancel(); leave() }}
 	return resp, nil
+}
+
+// then returns a function calling first, then next.
+func then(first, next func()) func() {
+	return func() {
+		first()
+		next()
+	}
 }
 
 // turnBody ends its request's turn when it is closed.
