@@ -34,9 +34,9 @@ func loopbackOnlySite(db, tablePath, admin string) string {
 // The name the checker gives the site for its in-place checks,
 // site.internal.invalid, is no way into the site (issue 28, hole 1): a
 // target naming it, bound before it was refused, and a redirect to it
-// from an outside origin are not asked of the site, whose loopback-only
-// area never sees the checker, and ?info does not tell that area's
-// status.
+// from an outside origin are not asked of the site, an in-place target
+// is asked as from elsewhere, so that the site's loopback-only area never
+// sees the checker, and ?info does not tell that area's status.
 func TestTargetsCheckDoesNotReachInsideTheSite(t *testing.T) {
 	admin := startTargetOrigin(t, func(http.ResponseWriter, *http.Request) {})
 	outside := startTargetOrigin(t, func(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +55,12 @@ func TestTargetsCheckDoesNotReachInsideTheSite(t *testing.T) {
 	if got := s.get("/admin/t13"); got.status != http.StatusOK {
 		t.Fatalf("the loopback-only area answers a loopback client %d, want 200", got.status)
 	}
-	before := admin.hitsOf("/admin/t12") + admin.hitsOf("/admin/t13")
+	before := admin.hitsOf("/admin/t12") + admin.hitsOf("/admin/t13") + admin.hitsOf("/admin/t14")
+	// A key may serve a path in place; its check asks as a client from
+	// elsewhere would, not as the server itself.
+	if got := s.call("PUT", "/id/ark:12345/x5here", "editor", `{"target": "/admin/t14"}`); got.status != http.StatusCreated {
+		t.Fatalf("PUT an in-place target: %d %s", got.status, got.body)
+	}
 
 	tc := checksIn(t, db)
 	if c := waitCheck(t, tc, bound, store.TargetBroken); c.Code != "dns" || strings.Contains(c.Final, "/admin") {
@@ -64,12 +69,15 @@ func TestTargetsCheckDoesNotReachInsideTheSite(t *testing.T) {
 	if c := waitCheck(t, tc, outside.URL+"/moved", store.TargetBroken); c.Code != "bad redirect" || strings.Contains(c.Final, "/admin") {
 		t.Errorf("a redirect from an outside origin into the site: %+v, want broken by a bad redirect", c)
 	}
-	if n := admin.hitsOf("/admin/t12") + admin.hitsOf("/admin/t13") - before; n != 0 {
+	if c := waitCheck(t, tc, "/admin/t14", store.TargetUnverifiable); c.Code != "403" {
+		t.Errorf("an in-place target in the loopback-only area: %+v, want unverifiable by its 403", c)
+	}
+	if n := admin.hitsOf("/admin/t12") + admin.hitsOf("/admin/t13") + admin.hitsOf("/admin/t14") - before; n != 0 {
 		t.Errorf("the checker reached the loopback-only area %d times", n)
 	}
-	for _, id := range []string{"ark:12345/x5in", "ark:12345/x5out"} {
+	for id, state := range map[string]string{"ark:12345/x5in": "broken", "ark:12345/x5out": "broken", "ark:12345/x5here": "unverifiable"} {
 		got := s.get("/" + id + "?info")
-		if got.status != http.StatusOK || !strings.Contains(got.body, "target-state: broken") {
+		if got.status != http.StatusOK || !strings.Contains(got.body, "target-state: "+state) {
 			t.Errorf("%s?info: %d %s, want the broken check", id, got.status, got.body)
 		}
 		if strings.Contains(got.body, "target-code: 200") || strings.Contains(got.body, "target-final: /admin") {

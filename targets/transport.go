@@ -65,6 +65,13 @@ func IsCheck(r *http.Request) bool {
 	return r.Context().Value(checkKey{}) != nil
 }
 
+// checkRemoteAddr is the client address of the site's requests for
+// in-place checks: one reserved for documentation (RFC 5737), neither
+// loopback nor private, so that a route open to some clients only
+// (remote_ip) answers the check as it answers a client from elsewhere,
+// never as it answers the server itself.
+const checkRemoteAddr = "192.0.2.1:0"
+
 // askSite answers req through the site, as if it had come from a client,
 // within timeout: a site that answers later fails the check with a
 // timeout, and its handler's request is cancelled.
@@ -75,7 +82,7 @@ func askSite(s Site, req *http.Request, timeout time.Duration) (*http.Response, 
 	in.Host = s.Host()
 	in.URL.Scheme, in.URL.Host = "", ""
 	in.RequestURI = in.URL.RequestURI()
-	in.RemoteAddr = "127.0.0.1:0"
+	in.RemoteAddr = checkRemoteAddr
 	in.Body = http.NoBody
 	rec := &recorder{header: http.Header{}}
 	served := make(chan struct{})
