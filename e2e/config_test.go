@@ -30,6 +30,7 @@ func TestBadTablesFailTheLoadAndNameTheEntry(t *testing.T) {
 		"308 too":                           {testkit.WriteFile(t, "308.json", "{\"entries\": [\n{\"id\": \"ark:12345/y\", \"target\": \"/y\"},\n{\"id\": \"ark:12345/x\", \"target\": \"https://e.org/\", \"status\": 308}]}"), []string{":3: entry 1", "permanent redirects"}},
 		"unknown status":                    {testkit.WriteFile(t, "s.json", `{"entries": [{"id": "ark:12345/x", "target": "/x", "status": 299}]}`), []string{"entry 0", "status 299"}},
 		"bad target":                        {testkit.WriteFile(t, "t.json", `{"entries": [{"id": "ark:12345/x", "target": "ftp://e.org/x"}]}`), []string{"entry 0", "neither a path"}},
+		"the checker's name for the site":   {testkit.WriteFile(t, "i.json", `{"entries": [{"id": "ark:12345/x", "target": "http://site.internal.invalid/admin"}]}`), []string{"i.json:1: entry 0", "the target checker's name for the site itself"}},
 		"host-relative target":              {testkit.WriteFile(t, "h.json", `{"entries": [{"id": "ark:12345/x", "target": "//evil.org/x"}]}`), []string{"entry 0", `starts with "//"`}},
 		"pseudo-ARK id":                     {testkit.WriteFile(t, "p.json", `{"entries": [{"id": "ark:12345", "target": "/x"}]}`), []string{"entry 0", "no Name"}},
 		"NAAN 99999":                        {testkit.WriteFile(t, "n.json", `{"entries": [{"id": "ark:99999/x", "target": "/x"}]}`), []string{"entry 0", "reserved for invalid ARKs"}},

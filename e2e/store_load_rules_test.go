@@ -33,6 +33,7 @@ func TestStoreLoadRefusesWhatNoWriteMakes(t *testing.T) {
 		{"a permanent redirect", `"target":"https://a.example.org/","status":302`, `"target":"https://a.example.org/","status":301`, "permanent redirects"},
 		{"an unknown status", `"target":"https://a.example.org/","status":302`, `"target":"https://a.example.org/","status":399`, "status 399"},
 		{"a URL served in place", `"target":"/objects/b.txt","status":200`, `"target":"https://b.example.org/","status":200`, "status 200 serves in place"},
+		{"the checker's name for the site", `"target":"https://a.example.org/"`, `"target":"http://site.internal.invalid/admin"`, "the target checker's name for the site itself"},
 	} {
 		edited := strings.Replace(dump, c.old, c.new, 1)
 		if edited == dump {
