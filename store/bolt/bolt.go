@@ -384,6 +384,12 @@ func (b *boltDB) present() error {
 	return fmt.Errorf("%w: the store file %s was deleted or replaced while Caddy had it open: writes would be lost with it; restore the file and restart Caddy", store.ErrUnavailable, b.path)
 }
 
+// Check implements store.Checker: the file is not damaged, and its path
+// still names it (a write would not be lost with an unlinked file).
+func (b *boltDB) Check(context.Context) error {
+	return b.call(true, func() error { return nil })
+}
+
 // view runs a read transaction through call.
 func (b *boltDB) view(fn func(*bolt.Tx) error) error {
 	return b.call(false, func() error { return b.db.View(fn) })
@@ -856,4 +862,5 @@ var (
 	_ caddy.Provisioner     = (*Store)(nil)
 	_ caddy.CleanerUpper    = (*Store)(nil)
 	_ caddyfile.Unmarshaler = (*Store)(nil)
+	_ store.Checker         = (*Store)(nil)
 )
