@@ -243,6 +243,9 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 		if err := dropUncommitted(tx); err != nil {
 			return err
 		}
+		if err := rollBackOpen(tx); err != nil {
+			return err
+		}
 		return indexStates(tx)
 	})
 	if err != nil {
