@@ -222,6 +222,10 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	// and one fsync; a lone write waits at most this long for company.
 	db.MaxBatchDelay = time.Millisecond
 	var upgraded uint64 // the format of a file upgraded, 0 for none
+	var (
+		rolledBack []uint64 // the batches left open by a process that stopped
+		restored   int      // the bindings they changed, given back
+	)
 	err = db.Update(func(tx *bolt.Tx) error {
 		format, err := fileFormat(tx)
 		if err != nil {
@@ -243,7 +247,7 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 		if err := dropUncommitted(tx); err != nil {
 			return err
 		}
-		if err := rollBackOpen(tx); err != nil {
+		if rolledBack, restored, err = rollBackOpen(tx); err != nil {
 			return err
 		}
 		return indexStates(tx)
@@ -255,6 +259,10 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	if upgraded > 0 {
 		caddy.Log().Named("ark.stores.bolt").Warn("store file upgraded to a new format: what changes is written in it from now on, which older versions of caddy-ark cannot read (to go back to one, dump the store with caddy ark store dump --version 1, which leaves the statistics out only when given --without-stats, and load that with the older version's store load)",
 			zap.String("path", path), zap.Uint64("from", upgraded), zap.Uint64("to", formatCurrent))
+	}
+	if len(rolledBack) > 0 {
+		caddy.Log().Named("ark.stores.bolt").Warn("store file: batches (retargets, undos) that a process stopped before they answered were rolled back: they changed nothing",
+			zap.String("path", path), zap.Uint64s("batches", rolledBack), zap.Int("bindings_restored", restored))
 	}
 	b := &boltDB{
 		db:       db,

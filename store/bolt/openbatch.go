@@ -98,28 +98,32 @@ func (w *boltBatch) Abort() error {
 }
 
 // rollBackOpen rolls back every batch left open, in the transaction that
-// opens the file.
-func rollBackOpen(tx *bolt.Tx) error {
+// opens the file, and returns their numbers and how many bindings it
+// gave back.
+func rollBackOpen(tx *bolt.Tx) (batches []uint64, restored int, err error) {
 	bk := tx.Bucket(bucketOpen)
 	if bk == nil {
-		return nil
+		return nil, 0, nil
 	}
 	var open [][]byte
 	if err := bk.ForEach(func(k, _ []byte) error {
 		open = append(open, bytes.Clone(k))
 		return nil
 	}); err != nil {
-		return err
+		return nil, 0, err
 	}
 	for _, k := range open {
 		if len(k) != 8 {
-			return errDamaged
+			return nil, 0, errDamaged
 		}
-		if _, err := rollBack(tx, be.BigEndian.Uint64(k)); err != nil {
-			return err
+		batch := be.BigEndian.Uint64(k)
+		keys, err := rollBack(tx, batch)
+		if err != nil {
+			return nil, 0, err
 		}
+		batches, restored = append(batches, batch), restored+len(keys)
 	}
-	return nil
+	return batches, restored, nil
 }
 
 // rollBack undoes what batch made, newest first, and deletes its mark:
