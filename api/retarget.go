@@ -225,10 +225,9 @@ func (a *API) Retarget(ctx context.Context, s Site, who *Caller, req RetargetReq
 // batchApplier makes the writes of one batch (store.OpenBatch) in parts
 // of BatchSize: the batch is one change, kept whole or not at all.
 type batchApplier struct {
-	ctx   context.Context
-	w     store.BatchWriter
-	batch uint64
-	by    string
+	ctx context.Context
+	w   store.BatchWriter
+	by  string
 	// again returns the write to make of a binding that changed between
 	// its read and its write, nil for none; nil when none is to be made.
 	again func(*store.Binding) (*store.Binding, error)
@@ -244,7 +243,7 @@ func openApplier(ctx context.Context, batcher store.Batcher, batch uint64, by st
 	if err != nil {
 		return nil, err
 	}
-	return &batchApplier{ctx: ctx, w: w, batch: batch, by: by}, nil
+	return &batchApplier{ctx: ctx, w: w, by: by}, nil
 }
 
 // finish makes the writes still queued and commits the batch, when err,
