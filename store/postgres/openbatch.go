@@ -63,7 +63,7 @@ func (b *Backend) OpenBatch(ctx context.Context, batch uint64) (store.BatchWrite
 	}
 	if err := b.result(octx, err); err != nil {
 		if w.tx != nil {
-			_ = w.tx.Rollback(context.Background())
+			_ = w.rollback()
 		}
 		w.stop()
 		return nil, err
@@ -155,7 +155,7 @@ func (w *pgBatch) Commit(ctx context.Context) error {
 	if err == nil {
 		err = w.tx.Commit(ctx)
 	} else {
-		_ = w.tx.Rollback(context.Background())
+		_ = w.rollback()
 	}
 	if err := w.b.result(ctx, err); err != nil {
 		return err
@@ -178,7 +178,15 @@ func (w *pgBatch) Abort() error {
 	}
 	w.done = true
 	defer w.stop()
-	return w.tx.Rollback(context.Background())
+	return w.rollback()
+}
+
+// rollback rolls back the batch's transaction, waiting for the server at
+// most the store's timeout (pgx closes the connection then).
+func (w *pgBatch) rollback() error {
+	ctx, cancel := context.WithTimeout(context.Background(), w.b.timeout)
+	defer cancel()
+	return w.tx.Rollback(ctx)
 }
 
 // errBatchOver is the error of a batch used after it committed or was
