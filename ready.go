@@ -11,7 +11,9 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/breaker"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
+	"go.uber.org/zap"
 )
 
 // readyTimeout bounds the store lookup of a readiness check, for a store
@@ -28,14 +30,28 @@ type readiness struct {
 	// "ok", or "damaged": a compiled table was found damaged or changed
 	// in place, and what it may hold is answered 503.
 	Tables string `json:"tables"`
-	Error  string `json:"error,omitempty"` // why not ready
+	// Why not ready, in general terms: the details (a server's address,
+	// a file's path) are in the log, never in this answer, which anyone
+	// may ask for.
+	Error string `json:"error,omitempty"`
+}
+
+// checkStore asks s whether it can answer reads and take writes: its own
+// check when it has one, else a lookup of nothing.
+func checkStore(ctx context.Context, s store.Store) error {
+	if c, ok := s.(store.Checker); ok {
+		return c.Check(ctx)
+	}
+	_, err := s.Lookup(ctx, nil)
+	return err
 }
 
 // readyAnswer works out the answer to a load balancer's readiness check:
 // 200 when the handler can answer every identifier it holds, 503 when its
-// store does not answer (or its circuit is open) or its table is damaged,
-// with a JSON body saying which. The store is asked for nothing, which
-// costs it one round trip; an open circuit answers at once.
+// store does not answer or cannot take writes (or its circuit is open) or
+// its table is damaged, with a JSON body saying which, and the log saying
+// why. The store is asked for nothing, which costs it one round trip; an
+// open circuit answers at once.
 func (h *Handler) readyAnswer(r *http.Request) reply {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		a := refusal(http.StatusMethodNotAllowed, "the readiness check answers GET and HEAD only", "")
@@ -55,17 +71,22 @@ func (h *Handler) readyAnswer(r *http.Request) reply {
 		}
 		if s := rs.Store(); s != nil {
 			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-			_, err := s.Lookup(ctx, nil)
+			err := checkStore(ctx, s)
 			cancel()
 			switch {
 			case err == nil:
 				rd.Store = "ok"
 			case errors.Is(err, breaker.ErrOpen):
 				rd.Ready, rd.Store = false, "circuit_open"
-				why = append(why, err.Error())
+				why = append(why, "the store stopped answering: it is not asked until a probe gets an answer")
 			default:
 				rd.Ready, rd.Store = false, "unavailable"
-				why = append(why, err.Error())
+				why = append(why, "the store is unavailable")
+			}
+			if err != nil {
+				// Anyone may ask: the answer says the state, the log
+				// why (a server's address and user, a file's path).
+				h.logs.Log("not ready", zap.ErrorLevel, "readiness check: the store is unavailable", zap.Error(err))
 			}
 		}
 	}

@@ -444,8 +444,12 @@ func (ss *session) current(ctx context.Context, key string) (*store.Binding, err
 	return cur, nil
 }
 
-// readJSON reads the request body, at most maxBindBody bytes, into v.
-func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+// readJSON reads the request body, at most maxBindBody bytes, into v,
+// refusing a Content-Type that checkBodyType does not take with also.
+func readJSON(w http.ResponseWriter, r *http.Request, v any, also ...string) error {
+	if err := checkBodyType(r.Header.Get("Content-Type"), also...); err != nil {
+		return err
+	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBindBody))
 	var tooLarge *http.MaxBytesError
 	switch {

@@ -61,8 +61,8 @@ type RetargetResult struct {
 // PreviewChanges is how many changes a dry run shows.
 const PreviewChanges = 20
 
-// BatchSize is the most changes of a retarget or an undo made in one
-// transaction; each transaction is whole.
+// BatchSize is the most changes of a retarget or an undo that one part
+// of its batch makes (store.BatchWriter.Apply); the batch is whole.
 const BatchSize = 500
 
 // batchAttempts is how often a retarget tries a binding that changed
@@ -166,7 +166,8 @@ func (p *retargetPlan) preview(ctx context.Context, ss *session) (*RetargetPrevi
 }
 
 // Retarget answers POST retarget for who: a dry run's preview, or the
-// change applied in batches of BatchSize, each whole, recorded in the
+// change applied as one batch (all of it or, if it does not finish,
+// none), in parts of BatchSize, recorded in the
 // history under the caller's name and the batch's number. Before it
 // applies anything it reads what it will change, as the dry run does: an
 // invalid result changes nothing (400), and a token that no longer
@@ -196,29 +197,29 @@ func (a *API) Retarget(ctx context.Context, s Site, who *Caller, req RetargetReq
 	if err != nil {
 		return nil, nil, callError(err)
 	}
-	ap := &batchApplier{ctx: ctx, store: ss.store, batch: batch, by: who.Name(),
-		again: func(b *store.Binding) (*store.Binding, error) { return p.retarget(ss, b) }}
+	ap, err := openApplier(ctx, ss.store, batch, who.Name())
+	if err != nil {
+		return nil, nil, callError(err)
+	}
+	ap.again = func(b *store.Binding) (*store.Binding, error) { return p.retarget(ss, b) }
 	// What changed since the preview into something that does not fit
 	// any more is left as it is, and said.
 	skip := func(key string) { ap.missed = append(ap.missed, key) }
 	err = p.each(ctx, ss, skip, func(cur, next *store.Binding) error {
 		return ap.add(store.Write{Binding: *next, IfVersion: cur.Version, By: who.Name()})
 	})
-	if err == nil {
-		err = ap.flush()
-	}
-	if err != nil {
+	if err = ap.finish(err); err != nil {
 		return nil, nil, callError(err)
 	}
 	return nil, &RetargetResult{Count: ap.made, Batch: batch, Skipped: ap.missed}, nil
 }
 
-// batchApplier makes writes in batches of BatchSize.
+// batchApplier makes the writes of one batch (store.OpenBatch) in parts
+// of BatchSize: the batch is one change, kept whole or not at all.
 type batchApplier struct {
-	ctx   context.Context
-	store store.Store
-	batch uint64
-	by    string
+	ctx context.Context
+	w   store.BatchWriter
+	by  string
 	// again returns the write to make of a binding that changed between
 	// its read and its write, nil for none; nil when none is to be made.
 	again func(*store.Binding) (*store.Binding, error)
@@ -226,6 +227,32 @@ type batchApplier struct {
 	pending []store.Write
 	made    int
 	missed  []string // the keys whose writes were not made
+}
+
+// openApplier opens batch for the writes of by.
+func openApplier(ctx context.Context, st store.Store, batch uint64, by string) (*batchApplier, error) {
+	w, err := st.OpenBatch(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	return &batchApplier{ctx: ctx, w: w, by: by}, nil
+}
+
+// finish makes the writes still queued and commits the batch, when err,
+// the error of queueing them, is nil; else, or if that fails, it aborts
+// the batch, which changes nothing. It returns the first error.
+func (ap *batchApplier) finish(err error) error {
+	if err == nil {
+		err = ap.flush()
+	}
+	if err == nil {
+		err = ap.w.Commit(ap.ctx)
+	}
+	if err != nil {
+		ap.made, ap.missed = 0, nil
+		_ = ap.w.Abort() // a batch not committed is rolled back by the store in any case
+	}
+	return err
 }
 
 // add queues w, making the queue's writes once it holds BatchSize.
@@ -243,7 +270,7 @@ func (ap *batchApplier) flush() error {
 	for attempt := 1; len(ap.pending) > 0; attempt++ {
 		ws := ap.pending
 		ap.pending = nil
-		got, err := ap.store.ApplyBatch(ap.ctx, ap.batch, ws)
+		got, err := ap.w.Apply(ap.ctx, ws)
 		if err != nil {
 			return err
 		}
@@ -256,12 +283,12 @@ func (ap *batchApplier) flush() error {
 				ap.missed = append(ap.missed, ws[i].Binding.Key)
 				continue
 			}
-			cur, _, err := ap.store.Get(ap.ctx, ws[i].Binding.Key)
-			if errors.Is(err, store.ErrNotFound) {
-				continue
-			}
+			cur, err := ap.w.Get(ap.ctx, ws[i].Binding.Key)
 			if err != nil {
 				return err
+			}
+			if cur == nil {
+				continue
 			}
 			next, err := ap.again(cur)
 			var ae *apiError

@@ -22,8 +22,8 @@ type UndoResult struct {
 
 // Undo answers POST batches/<batch>/undo for who: every identifier that
 // the batch changed and that has not changed since gets back the binding
-// it had before, in batches of BatchSize, each whole, as a new batch
-// recorded under the caller's name. The caller must be able to write
+// it had before, as a new batch recorded under the caller's name, whole
+// or (if it does not finish) not at all. The caller must be able to write
 // every identifier the batch changed, and every binding given back must
 // be one that PUT would bind now, since the configuration (in_place, the
 // NAANs, the key's scopes) may have changed since the batch: else the
@@ -61,7 +61,10 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 		return nil, callError(err)
 	}
 	res := &UndoResult{Skipped: []string{}, Batch: undo}
-	ap := &batchApplier{ctx: ctx, store: ss.store, batch: undo, by: who.Name()}
+	ap, err := openApplier(ctx, ss.store, undo, who.Name())
+	if err != nil {
+		return nil, callError(err)
+	}
 	err = ss.store.BatchChanges(ctx, batch, func(ch *store.Change) error {
 		if ch.Old == nil || ch.New == nil {
 			res.Skipped = append(res.Skipped, ch.Key) // a creation: nothing to give back
@@ -73,10 +76,7 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 		}
 		return ap.add(*w)
 	})
-	if err == nil {
-		err = ap.flush()
-	}
-	if err != nil {
+	if err = ap.finish(err); err != nil {
 		return nil, callError(err)
 	}
 	res.Restored, res.Skipped = ap.made, append(res.Skipped, ap.missed...)

@@ -31,10 +31,18 @@ type caddyProcess struct {
 // and waits until its API answers.
 func startCaddyProcess(t *testing.T, db, tablePath string) *caddyProcess {
 	t.Helper()
+	return startCaddyBody(t, caddytest.APISiteBody(db, tablePath, ""), db, tablePath)
+}
+
+// startCaddyBody runs the caddy binary with the site block body (an
+// APISite's, over the store db, "" for one not a file) and waits until
+// its API answers.
+func startCaddyBody(t *testing.T, body, db, tablePath string) *caddyProcess {
+	t.Helper()
 	bin := caddyBinary(t)
 	port := caddytest.FreePort(t)
 	dir := t.TempDir()
-	config := testkit.WriteFile(t, "Caddyfile", caddytest.GlobalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+caddytest.APISiteBody(db, tablePath, "")+"\n}\n")
+	config := testkit.WriteFile(t, "Caddyfile", caddytest.GlobalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+body+"\n}\n")
 	cmd := exec.Command(bin, "run", "--config", config, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard

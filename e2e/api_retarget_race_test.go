@@ -37,22 +37,38 @@ func (*editingStore) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// ApplyBatch edits the first key's metadata the first time, as another
-// writer would, then makes the batch.
-func (s *editingStore) ApplyBatch(ctx context.Context, batch uint64, ws []store.Write) ([]*store.Binding, error) {
+// OpenBatch opens a batch whose first part edits the first key's
+// metadata first, as another writer would.
+func (s *editingStore) OpenBatch(ctx context.Context, batch uint64) (store.BatchWriter, error) {
+	w, err := s.Store.OpenBatch(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	return &editingBatch{BatchWriter: w, s: s}, nil
+}
+
+// editingBatch is a batch of an editingStore.
+type editingBatch struct {
+	store.BatchWriter
+	s *editingStore
+}
+
+// Apply edits the first key's metadata the first time, as another
+// writer would, then makes the part.
+func (w *editingBatch) Apply(ctx context.Context, ws []store.Write) ([]*store.Binding, error) {
 	var err error
-	s.once.Do(func() {
+	w.s.once.Do(func() {
 		var cur *store.Binding
-		if cur, _, err = s.Get(ctx, ws[0].Binding.Key); err == nil {
+		if cur, _, err = w.s.Get(ctx, ws[0].Binding.Key); err == nil {
 			edited := *cur
 			edited.Meta = map[string]string{"edit": "by someone else"}
-			_, err = s.Apply(ctx, store.Write{Binding: edited, IfVersion: cur.Version, By: "someone"})
+			_, err = w.s.Apply(ctx, store.Write{Binding: edited, IfVersion: cur.Version, By: "someone"})
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.ApplyBatch(ctx, batch, ws)
+	return w.BatchWriter.Apply(ctx, ws)
 }
 
 // A binding changed between the retarget's read and its write is read

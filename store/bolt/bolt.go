@@ -223,6 +223,10 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	// and one fsync; a lone write waits at most this long for company.
 	db.MaxBatchDelay = time.Millisecond
 	var upgraded uint64 // the format of a file upgraded, 0 for none
+	var (
+		rolledBack []uint64 // the batches left open by a process that stopped
+		restored   int      // the bindings they changed, given back
+	)
 	err = db.Update(func(tx *bolt.Tx) error {
 		format, err := fileFormat(tx)
 		if err != nil {
@@ -244,6 +248,9 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 		if err := dropUncommitted(tx); err != nil {
 			return err
 		}
+		if rolledBack, restored, err = rollBackOpen(tx); err != nil {
+			return err
+		}
 		return indexStates(tx)
 	})
 	if err != nil {
@@ -253,6 +260,10 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	if upgraded > 0 {
 		caddy.Log().Named("ark.stores.bolt").Warn("store file upgraded to a new format: what changes is written in it from now on, which older versions of caddy-ark cannot read (to go back to one, dump the store with caddy ark store dump --version 1, which leaves the statistics out only when given --without-stats, and load that with the older version's store load)",
 			zap.String("path", path), zap.Uint64("from", upgraded), zap.Uint64("to", formatCurrent))
+	}
+	if len(rolledBack) > 0 {
+		caddy.Log().Named("ark.stores.bolt").Warn("store file: batches (retargets, undos) that a process stopped before they answered were rolled back: they changed nothing",
+			zap.String("path", path), zap.Uint64s("batches", rolledBack), zap.Int("bindings_restored", restored))
 	}
 	b := &boltDB{
 		db:       db,
@@ -383,6 +394,12 @@ func (b *boltDB) present() error {
 			zap.String("path", b.path), zap.NamedError("stat", err))
 	}
 	return fmt.Errorf("%w: the store file %s was deleted or replaced while Caddy had it open: writes would be lost with it; restore the file and restart Caddy", store.ErrUnavailable, b.path)
+}
+
+// Check implements store.Checker: the file is not damaged, and its path
+// still names it (a write would not be lost with an unlinked file).
+func (b *boltDB) Check(context.Context) error {
+	return b.call(true, func() error { return nil })
 }
 
 // view runs a read transaction through call.
@@ -857,4 +874,5 @@ var (
 	_ caddy.Provisioner     = (*Store)(nil)
 	_ caddy.CleanerUpper    = (*Store)(nil)
 	_ caddyfile.Unmarshaler = (*Store)(nil)
+	_ store.Checker         = (*Store)(nil)
 )

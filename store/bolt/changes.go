@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	be "encoding/binary"
+	"math"
 
 	"github.com/caddy-ark/caddy-ark/store"
 	bolt "go.etcd.io/bbolt"
@@ -28,6 +29,9 @@ func (b *boltDB) Changes(ctx context.Context, q store.ChangesQuery, fn func(*sto
 	return store.PageChanges(after, want, func(after uint64) ([]*store.Change, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if after == math.MaxUint64 {
+			return nil, nil // none can follow; after+1 would wrap to the first
 		}
 		var chunk []*store.Change
 		err := b.view(func(tx *bolt.Tx) error {

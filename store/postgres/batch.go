@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
@@ -41,71 +42,20 @@ func (b *Backend) ApplyBatch(ctx context.Context, batch uint64, ws []store.Write
 		return nil, err
 	}
 	defer cancel()
-	keys := make([]string, len(ws))
-	for i, w := range ws {
-		keys[i] = w.Binding.Key
-	}
 	for {
-		out := make([]*store.Binding, len(ws))
-		var changed []string
+		var (
+			out     []*store.Binding
+			changed []string
+		)
 		err := pgx.BeginFunc(octx, b.pool, func(tx pgx.Tx) error {
-			rows, err := tx.Query(octx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key = ANY($1) ORDER BY key FOR UPDATE"), keys)
-			if err != nil {
+			var err error
+			out, changed, err = b.applyWrites(octx, tx, ws, func(h *batchHistory) error {
+				_, err := tx.Exec(octx, pgSQL(b.schema, orderedHistory(7)+`INSERT INTO @.history (time, key, by, old, new, batch)
+					SELECT $1, k, w, o, n, $6 FROM ordered, unnest($2::text[], $3::text[], $4::jsonb[], $5::jsonb[]) AS u(k, w, o, n)`),
+					append([]any{h.now, h.keys, h.bys, h.olds, h.news, int64(batch)}, b.orderedArgs()...)...)
 				return err
-			}
-			current, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Binding, error) { return scanBinding(row) })
-			if err != nil {
-				return err
-			}
-			byKey := make(map[string]*store.Binding, len(current))
-			for _, bd := range current {
-				byKey[bd.Key] = bd
-			}
-			now := pgNow()
-			var (
-				ks, targets, reasons, bys []string
-				statuses                  []int32
-				passthrough               []bool
-				metas, olds, news         [][]byte
-				versions                  []int64
-			)
-			for i, w := range ws {
-				old := byKey[w.Binding.Key]
-				if checkWrite(old, w) != nil {
-					continue
-				}
-				nb := w.Binding
-				nb.Version, nb.Updated, nb.By = 1, now, w.By
-				if old != nil {
-					nb.Version = old.Version + 1
-				}
-				out[i] = &nb
-				ks, targets, reasons, bys = append(ks, nb.Key), append(targets, nb.Target), append(reasons, nb.Reason), append(bys, nb.By)
-				statuses, passthrough, versions = append(statuses, int32(nb.Status)), append(passthrough, nb.Passthrough), append(versions, int64(nb.Version))
-				metas, olds, news = append(metas, pgMeta(nb.Meta)), append(olds, pgJSON(old)), append(news, pgJSON(&nb))
-			}
-			if len(ks) == 0 {
-				return nil
-			}
-			tag, err := tx.Exec(octx, pgSQL(b.schema, `INSERT INTO @.bindings (`+pgColumns+`)
-				SELECT k, t, s, p, m, r, v, $9, w FROM unnest($1::text[], $2::text[], $3::int[], $4::bool[], $5::jsonb[], $6::text[], $7::bigint[], $8::text[]) AS u(k, t, s, p, m, r, v, w)
-				ON CONFLICT (key) DO UPDATE SET target = excluded.target, status = excluded.status, passthrough = excluded.passthrough,
-					meta = excluded.meta, reason = excluded.reason, version = excluded.version, updated = excluded.updated, by = excluded.by
-				WHERE @.bindings.version = excluded.version - 1`),
-				ks, targets, statuses, passthrough, metas, reasons, versions, bys, now)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() != int64(len(ks)) {
-				return errRetry // a key created by another transaction since the SELECT
-			}
-			if _, err := tx.Exec(octx, pgSQL(b.schema, orderedHistory(7)+`INSERT INTO @.history (time, key, by, old, new, batch)
-				SELECT $1, k, w, o, n, $6 FROM ordered, unnest($2::text[], $3::text[], $4::jsonb[], $5::jsonb[]) AS u(k, w, o, n)`),
-				append([]any{now, ks, bys, olds, news, int64(batch)}, b.orderedArgs()...)...); err != nil {
-				return err
-			}
-			changed = ks
-			return nil
+			})
+			return err
 		})
 		if errors.Is(err, errRetry) {
 			continue
@@ -118,6 +68,82 @@ func (b *Backend) ApplyBatch(ctx context.Context, batch uint64, ws []store.Write
 		}
 		return out, nil
 	}
+}
+
+// batchHistory is what the history records of a part of a batch hold:
+// the time, and for each key changed, who changed it and its bindings
+// before and after (JSON).
+type batchHistory struct {
+	now        time.Time
+	keys, bys  []string
+	olds, news [][]byte
+}
+
+// applyWrites makes ws within tx, locking the rows of the keys in key
+// order, and records their history with record. It returns the bindings
+// as stored (nil where a precondition failed or the key is withdrawn)
+// and the keys changed; errRetry when a key was created by another
+// transaction since the rows were read.
+func (b *Backend) applyWrites(ctx context.Context, tx pgx.Tx, ws []store.Write, record func(*batchHistory) error) ([]*store.Binding, []string, error) {
+	keys := make([]string, len(ws))
+	for i, w := range ws {
+		keys[i] = w.Binding.Key
+	}
+	rows, err := tx.Query(ctx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key = ANY($1) ORDER BY key FOR UPDATE"), keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	current, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Binding, error) { return scanBinding(row) })
+	if err != nil {
+		return nil, nil, err
+	}
+	byKey := make(map[string]*store.Binding, len(current))
+	for _, bd := range current {
+		byKey[bd.Key] = bd
+	}
+	out := make([]*store.Binding, len(ws))
+	h := &batchHistory{now: pgNow()}
+	var (
+		targets, reasons []string
+		statuses         []int32
+		passthrough      []bool
+		metas            [][]byte
+		versions         []int64
+	)
+	for i, w := range ws {
+		old := byKey[w.Binding.Key]
+		if checkWrite(old, w) != nil {
+			continue
+		}
+		nb := w.Binding
+		nb.Version, nb.Updated, nb.By = 1, h.now, w.By
+		if old != nil {
+			nb.Version = old.Version + 1
+		}
+		out[i] = &nb
+		h.keys, targets, reasons, h.bys = append(h.keys, nb.Key), append(targets, nb.Target), append(reasons, nb.Reason), append(h.bys, nb.By)
+		statuses, passthrough, versions = append(statuses, int32(nb.Status)), append(passthrough, nb.Passthrough), append(versions, int64(nb.Version))
+		metas, h.olds, h.news = append(metas, pgMeta(nb.Meta)), append(h.olds, pgJSON(old)), append(h.news, pgJSON(&nb))
+	}
+	if len(h.keys) == 0 {
+		return out, nil, nil
+	}
+	tag, err := tx.Exec(ctx, pgSQL(b.schema, `INSERT INTO @.bindings (`+pgColumns+`)
+		SELECT k, t, s, p, m, r, v, $9, w FROM unnest($1::text[], $2::text[], $3::int[], $4::bool[], $5::jsonb[], $6::text[], $7::bigint[], $8::text[]) AS u(k, t, s, p, m, r, v, w)
+		ON CONFLICT (key) DO UPDATE SET target = excluded.target, status = excluded.status, passthrough = excluded.passthrough,
+			meta = excluded.meta, reason = excluded.reason, version = excluded.version, updated = excluded.updated, by = excluded.by
+		WHERE @.bindings.version = excluded.version - 1`),
+		h.keys, targets, statuses, passthrough, metas, reasons, versions, h.bys, h.now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tag.RowsAffected() != int64(len(h.keys)) {
+		return nil, nil, errRetry // a key created by another transaction since the SELECT
+	}
+	if err := record(h); err != nil {
+		return nil, nil, err
+	}
+	return out, h.keys, nil
 }
 
 // BatchChanges implements store.Batcher, a slice at a time by sequence.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
@@ -46,9 +47,7 @@ func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error
 			}
 			return err
 		}
-		// An import waits its turn behind another, however long (writes
-		// give up after lock_timeout: see pgPoolConfig).
-		if _, err := tx.Exec(ctx, pgSQL(b.schema, "SET LOCAL lock_timeout = 0; LOCK TABLE @.bindings IN SHARE ROW EXCLUSIVE MODE")); err != nil {
+		if err := b.lockBindings(ctx, tx); err != nil {
 			return err
 		}
 		if err := b.importConflict(ctx, tx); err != nil {
@@ -152,3 +151,41 @@ func (s *importSource) Next() bool {
 func (s *importSource) Values() ([]any, error) { return s.row, nil }
 
 func (s *importSource) Err() error { return s.err }
+
+// importLockTry is how long an import waits in the queue for its lock on
+// the bindings at each try, and importLockPause how long between tries.
+const (
+	importLockTry   = 100 * time.Millisecond
+	importLockPause = 50 * time.Millisecond
+)
+
+// lockBindings takes the lock that keeps other writers out of the
+// bindings while an import checks and adds them, waiting its turn behind
+// another import, or a retarget's transaction, however long. It does not
+// wait in PostgreSQL's queue for that long: a lock waiting there makes
+// every writer that comes after it wait too (they would give up after
+// lock_timeout, see pgPoolConfig), for as long as a retarget runs. So it
+// tries for importLockTry at a time, in a savepoint, and leaves the queue
+// between tries.
+func (b *Backend) lockBindings(ctx context.Context, tx pgx.Tx) error {
+	try := fmt.Sprintf("SET LOCAL lock_timeout = %d; LOCK TABLE @.bindings IN SHARE ROW EXCLUSIVE MODE", importLockTry.Milliseconds())
+	for {
+		err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+			_, err := sp.Exec(ctx, pgSQL(b.schema, try))
+			return err
+		})
+		if err == nil {
+			// What follows waits for the history's lock however long.
+			_, err = tx.Exec(ctx, "SET LOCAL lock_timeout = 0")
+			return err
+		}
+		if !pgLockTimeout(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(importLockPause):
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"testing"
 	"time"
@@ -100,6 +101,13 @@ func runChanges(t *testing.T, open func(t *testing.T) store.Store) {
 			}
 			if got := read(t, s, store.ChangesQuery{After: want[len(want)-1].Seq, Want: ahead}); len(got) != 0 {
 				t.Errorf("Changes after the last: %s", seqs(got))
+			}
+			// Sequence numbers past any there is read nothing, and never
+			// wrap around to the first.
+			for _, after := range []uint64{math.MaxInt64, math.MaxInt64 + 1, math.MaxUint64 - 1, math.MaxUint64} {
+				if got := read(t, s, store.ChangesQuery{After: after, Want: ahead}); len(got) != 0 {
+					t.Errorf("Changes after %d: %s, want none", after, seqs(got))
+				}
 			}
 		}
 		stop := errors.New("stop")

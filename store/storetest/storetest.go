@@ -489,6 +489,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testi
 	runTargets(t, open, reopen)
 	RunList(t, open, reopen)
 	runBatch(t, open, reopen)
+	runOpenBatch(t, open, reopen)
 	runChanges(t, open)
 }
 

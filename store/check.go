@@ -1,0 +1,12 @@
+package store
+
+import "context"
+
+// Checker is a store that can say, without a lookup, whether it can
+// answer reads and take writes: the readiness check asks it, and asks a
+// store that is not one to look up nothing.
+type Checker interface {
+	// Check returns nil when the store can answer reads and take
+	// writes, else an error wrapping ErrUnavailable that says why.
+	Check(ctx context.Context) error
+}
