@@ -1,0 +1,42 @@
+package signpost
+
+import "slices"
+
+// MaxHeaderBytes is the default budget of a Link header: a resolved
+// answer's links stay under 1 KiB, so that they cost little on every
+// answer and fit the header limits of proxies; the linkset has them all.
+const MaxHeaderBytes = 1024
+
+// Header returns the value of the Link header of the identifier's
+// answers (Level 1): its links, less the describedby links of formats
+// not named in advertised, in Links' order for as long as they fit in
+// budget bytes. cite-as and the linksets are always there: the linkset
+// holds every link that did not fit.
+func (s *Subject) Header(advertised []string, budget int) string {
+	b := make([]byte, 0, min(budget, 1024))
+	for i, l := range s.Links() {
+		if l.Rel == "describedby" && l.Type != "text/plain" && !s.advertises(advertised, l.Href) {
+			continue
+		}
+		start := len(b)
+		if start > 0 {
+			b = append(b, ", "...)
+		}
+		b = l.appendValue(b, "")
+		if len(b) > budget && i >= 3 {
+			b = b[:start]
+		}
+	}
+	return string(b)
+}
+
+// advertises reports whether the metadata URL href is that of a format
+// named in advertised.
+func (s *Subject) advertises(advertised []string, href string) bool {
+	for _, f := range s.Formats {
+		if s.MetadataURL(f) == href {
+			return slices.Contains(advertised, f.Name)
+		}
+	}
+	return false
+}
