@@ -1,0 +1,50 @@
+package metadata
+
+import (
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
+
+// Withdrawal is the tombstone of a withdrawn identifier (status 410).
+type Withdrawal struct {
+	// Date is when it was withdrawn (the withdrawn meta); unknown when not
+	// given.
+	Date Date
+	// Reason says why (the reason meta, else the resolver's statement).
+	Reason string
+	// Successor is what replaces it, when the successor meta names
+	// something.
+	Successor *Successor
+}
+
+// Successor is what replaces a withdrawn identifier.
+type Successor struct {
+	// ID is the successor's normalized identifier when it is an ARK or
+	// URN; "" for a URL.
+	ID string
+	// URL is where it is: the identifier's URL on this site, or the URL
+	// given.
+	URL string
+}
+
+// parseSuccessor reads the successor syntax: an ARK or URN, made a URL
+// under resolver, or an absolute http(s) URL. Anything else is no
+// successor.
+func parseSuccessor(v, resolver string) *Successor {
+	if v == "" {
+		return nil
+	}
+	if u := httpURL(v); u != "" {
+		return &Successor{URL: u}
+	}
+	lower := strings.ToLower(v)
+	if !strings.HasPrefix(lower, "ark:") && !strings.HasPrefix(lower, "urn:") {
+		return nil
+	}
+	key, err := normalize.Key(v)
+	if err != nil {
+		return nil
+	}
+	return &Successor{ID: key, URL: resolver + key}
+}
