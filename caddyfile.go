@@ -55,6 +55,13 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			key_file <file>
 //			max_body <bytes>
 //		}
+//		signposting off | signposting {
+//			formats <name>...
+//		}
+//		negotiate off
+//		metadata_defaults <ark:naan/shoulder | ark:naan> {
+//			<name> <value>
+//		}
 //		targets_check [{
 //			interval <duration>
 //			host_interval <duration>
@@ -120,6 +127,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalAPI(d)
 		case "targets_check":
 			err = h.unmarshalTargetsCheck(d)
+		case "signposting":
+			err = h.unmarshalSignposting(d)
+		case "negotiate":
+			err = h.unmarshalNegotiate(d)
+		case "metadata_defaults":
+			err = h.unmarshalMetadataDefaults(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}

@@ -63,9 +63,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.observe(r, repl, core, res, out, "")
 		return err
 	}
+	if name, q, ok := formatRequested(r.URL); ok && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
+		out, err := h.serveFormat(w, r, res, repl, name, q)
+		h.observe(r, repl, core, res, out, "")
+		return err
+	}
 	if res.Key == "" {
 		h.observe(r, repl, core, res, res.Outcome, "")
 		return h.refuse(w, r, res.Status, res.Reason, res.Key)
+	}
+	if f, params := h.metadataAsked(r, res); f != nil {
+		h.observe(r, repl, core, res, resolve.OutcomeMetadata, "")
+		h.redirectToMetadata(w, h.self(r), res, f, params)
+		return nil
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
@@ -73,7 +83,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.refuse(w, r, http.StatusBadRequest, err.Error(), res.Key)
 	}
 	if res.Target == "" && res.Tmpl == nil {
-		h.self(r).AddLinks(w.Header(), res) // a withdrawn identifier still links to its tombstone
+		h.addSignposting(w.Header(), h.self(r), res) // a withdrawn identifier still links to its tombstone
 		h.observe(r, repl, core, res, res.Outcome, "")
 		return h.refuse(w, r, res.Status, res.Reason, res.Key)
 	}
@@ -88,7 +98,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	vars.target = target
 	at := h.self(r)
-	at.AddLinks(w.Header(), res)
+	h.addSignposting(w.Header(), at, res)
 	if res.Status != http.StatusOK {
 		h.observe(r, repl, core, res, res.Outcome, target)
 		w.Header().Set("Location", urlpath.ASCII(target))

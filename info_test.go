@@ -88,12 +88,14 @@ func decodeRecord(t *testing.T, got answer) jsonRecord {
 // links returns the targets of the answer's Link headers by relation.
 func links(got answer) map[string][]string {
 	out := map[string][]string{}
-	for _, v := range got.header.Values("Link") {
-		for _, link := range strings.Split(v, ",") {
-			target, params, _ := strings.Cut(strings.TrimSpace(link), ";")
-			rel := strings.TrimSpace(params)
-			rel = strings.Trim(strings.TrimPrefix(rel, "rel="), `"`)
-			out[rel] = append(out[rel], strings.Trim(target, "<>"))
+	parsed, err := testkit.ParseLinkHeader(got.header.Values("Link"), false)
+	if err != nil {
+		out["unparsable"] = []string{err.Error()}
+		return out
+	}
+	for _, l := range parsed {
+		for _, rel := range l.Rels() {
+			out[rel] = append(out[rel], l.Target)
 		}
 	}
 	return out

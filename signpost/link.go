@@ -1,6 +1,7 @@
 package signpost
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
@@ -85,4 +86,17 @@ func isToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// AddBasic adds the links of an answer for a resolved identifier at url
+// when signposting is off, or the identifier is a URN (which has no
+// ?info): describedby to its ?info (ARKs only), and cite-as when it is
+// served in place.
+func AddBasic(h http.Header, url string, isARK, inPlace bool) {
+	if isARK {
+		h["Link"] = append(h["Link"], "<"+url+`?info>; rel="describedby"`)
+	}
+	if inPlace {
+		h["Link"] = append(h["Link"], "<"+url+`>; rel="cite-as"`)
+	}
 }

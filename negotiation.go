@@ -1,0 +1,104 @@
+package ark
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/negotiate"
+	"github.com/caddy-ark/caddy-ark/resolve"
+)
+
+// infoTypes are the media types of ?info's own formats, in the order of
+// info.Format: ERC in ANVL, JSON, HTML.
+var infoTypes = []string{"text/plain", "application/json", "text/html"}
+
+// metadataAsked returns the format that a request for a resolved ARK
+// asks for rather than its target, by naming its media type in Accept
+// above everything else it accepts, with that media range's parameters;
+// nil when it names none (browsers, curl's */*, no Accept): the ARK then
+// resolves as it would without negotiation.
+func (h *Handler) metadataAsked(r *http.Request, res *resolve.Resolution) (*metadataFormat, string) {
+	if !h.machine.negotiate || !res.IsARK {
+		return nil, ""
+	}
+	switch res.Outcome {
+	case resolve.OutcomeInPlace, resolve.OutcomeRedirect, resolve.OutcomeRelated, resolve.OutcomeGone:
+	default:
+		return nil, ""
+	}
+	accept := r.Header.Values("Accept")
+	i := negotiate.Named(accept, h.machine.namedTypes)
+	if i < 0 {
+		return nil, ""
+	}
+	return h.machine.namedFormat[i], negotiate.Params(accept, h.machine.namedTypes[i])
+}
+
+// redirectToMetadata answers a request for the resolved ARK res that asks
+// for its metadata in format f by Accept with a 303 to the format's own
+// URL, as DOI content negotiation does: what is there is about the
+// identifier, not the identifier's referent, and each format's URL is
+// cacheable on its own. The answer carries the identifier's links, and
+// Vary: Accept.
+func (h *Handler) redirectToMetadata(w http.ResponseWriter, at info.Links, res *resolve.Resolution, f *metadataFormat, params string) {
+	hdr := w.Header()
+	h.addSignposting(hdr, at, res)
+	hdr.Set("Access-Control-Allow-Origin", "*")
+	hdr.Set("Location", at.IdentifierURL(res.Key)+"?info="+f.Name+formatQuery(params))
+	w.WriteHeader(http.StatusSeeOther)
+}
+
+// formatQuery returns the parameters of a media range that a format reads
+// (a citation's style and locale) as query parameters after "&", or "".
+func formatQuery(params string) string {
+	q := url.Values{}
+	for _, name := range []string{"style", "locale"} {
+		if v := negotiate.Param(params, name); v != "" {
+			q.Set(name, v)
+		}
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "&" + q.Encode()
+}
+
+// formatParams returns the query parameters of a format's own URL
+// ("?info=citation&style=apa") as media range parameters, as Accept would
+// give them ("style=apa").
+func formatParams(q url.Values) string {
+	var parts []string
+	for _, name := range []string{"style", "locale"} {
+		if v := q.Get(name); v != "" {
+			parts = append(parts, name+"="+quoteParam(v))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// quoteParam returns v as a parameter value: a quoted-string unless it is
+// a token.
+func quoteParam(v string) string {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+		}
+	}
+	return v
+}
+
+// formatRequested returns the format name of a request for an ARK's
+// metadata in one format ("?info=bibtex"), and the query it came with;
+// ok is false for any other query, which goes to the target as before.
+func formatRequested(u *url.URL) (name string, q url.Values, ok bool) {
+	if !strings.HasPrefix(u.RawQuery, "info=") {
+		return "", nil, false
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil || len(q["info"]) != 1 {
+		return "", nil, false
+	}
+	return q.Get("info"), q, true
+}
