@@ -1,0 +1,196 @@
+package ark
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+)
+
+// sameAnswer reports how b, from the site at bBase, differs from a, from
+// the site at aBase, in what a client of a plain resolution sees: status,
+// Location, body and links, each site's own address aside.
+func sameAnswer(a answer, aBase string, b answer, bBase string) string {
+	switch {
+	case a.status != b.status:
+		return "status"
+	case strings.ReplaceAll(a.location, aBase, "") != strings.ReplaceAll(b.location, bBase, ""):
+		return "Location"
+	case strings.ReplaceAll(a.body, aBase, "") != strings.ReplaceAll(b.body, bBase, ""):
+		return "body"
+	case strings.ReplaceAll(strings.Join(a.header.Values("Link"), ", "), aBase, "") != strings.ReplaceAll(strings.Join(b.header.Values("Link"), ", "), bBase, ""):
+		return "Link"
+	}
+	return ""
+}
+
+var resolvedPaths = []string{"/ark:12345/sp1", "/ark:12345/sp2", "/ark:12345/sp3", "/ark:12345/sp4", "/ark:12345/gone", "/ark:12345/bare",
+	"/ark:12345/nothing", "/ark:99166/w66d60p2"}
+
+// Browsers, curl's */*, no Accept, and every Accept that names no metadata
+// type above the rest resolve exactly as without negotiation.
+func TestNegotiationLeavesPlainResolutionAlone(t *testing.T) {
+	accepts := []string{"", "*/*", "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8",
+		"application/json", "text/plain", "image/png", "application/x-bibtex;q=0", "application/linkset+json;q=0.5, */*",
+		"application/linkset+json, text/html", "application/*"}
+	answers := func(s *site) map[[2]string]answer {
+		out := map[[2]string]answer{}
+		for _, accept := range accepts {
+			for _, p := range resolvedPaths {
+				var h http.Header
+				if accept != "" {
+					h = http.Header{"Accept": {accept}}
+				}
+				out[[2]string{accept, p}] = s.do(http.MethodGet, p, h)
+			}
+		}
+		return out
+	}
+	off := signpostSite(t, "negotiate off")
+	want := answers(off)
+	s := signpostSite(t, "")
+	for k, got := range answers(s) {
+		if diff := sameAnswer(want[k], off.base, got, s.base); diff != "" {
+			t.Errorf("Accept %q, %s: the %s differs from negotiate off's: %d %q, want %d %q", k[0], k[1], diff,
+				got.status, got.location, want[k].status, want[k].location)
+		}
+	}
+}
+
+// A client that names a metadata type above the rest gets a 303 to that
+// format's own URL, for every resolved ARK, withdrawn ones too; the
+// redirect and the metadata may be read from any origin.
+func TestNegotiationRedirectsToMetadata(t *testing.T) {
+	s := signpostSite(t, "")
+	for _, c := range []struct{ path, accept, location string }{
+		{"/ark:12345/sp1", "application/linkset+json", "/ark:12345/sp1?info=linkset-json"},
+		{"/ark:/12345/sp-2", "application/linkset;q=0.9, */*;q=0.1", "/ark:12345/sp2?info=linkset"},
+		{"/ark:12345/sp3", "text/html;q=0.5, APPLICATION/LINKSET+JSON", "/ark:12345/sp3?info=linkset-json"},
+		{"/ark:12345/gone", "application/linkset+json", "/ark:12345/gone?info=linkset-json"},
+		{"/ark:12345/bare", "application/linkset, */*", "/ark:12345/bare?info=linkset"},
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			got := s.do(method, c.path, http.Header{"Accept": {c.accept}})
+			if got.status != http.StatusSeeOther || got.location != s.base+c.location {
+				t.Errorf("%s %s, Accept %q: %d %q, want 303 to %s", method, c.path, c.accept, got.status, got.location, c.location)
+				continue
+			}
+			if got.header.Get("Vary") != "Accept" || got.header.Get("Access-Control-Allow-Origin") != "*" || len(withRel(parsedLinks(t, got), "cite-as")) != 1 {
+				t.Errorf("%s %s, Accept %q: headers %v", method, c.path, c.accept, got.header)
+			}
+		}
+		meta := s.get(c.location)
+		if meta.status != 200 || !strings.HasPrefix(meta.header.Get("Content-Type"), "application/linkset") ||
+			meta.header.Get("Access-Control-Allow-Origin") != "*" || meta.header.Get("Vary") != "" {
+			t.Errorf("%s: %d %v", c.location, meta.status, meta.header)
+		}
+	}
+	// Unknown, foreign and refused identifiers are never metadata.
+	for _, p := range []string{"/ark:12345/nothing", "/ark:99166/w66d60p2", "/ark:12345"} {
+		if got := s.do(http.MethodGet, p, http.Header{"Accept": {"application/linkset+json"}}); got.status == http.StatusSeeOther {
+			t.Errorf("%s: 303 to %s", p, got.location)
+		}
+	}
+}
+
+// ?info negotiates among ERC, JSON, HTML and the metadata formats by
+// RFC 9110's rules, and answers 406 listing them when Accept allows none.
+func TestInfoNegotiation(t *testing.T) {
+	s := signpostSite(t, "")
+	for accept, want := range map[string]string{
+		"":                 "text/plain; charset=utf-8",
+		"*/*":              "text/plain; charset=utf-8",
+		"text/*":           "text/plain; charset=utf-8",
+		"application/json": "application/json",
+		"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8": "text/html; charset=utf-8",
+		"application/linkset+json":                                        "application/linkset+json",
+		"application/linkset;q=0.9, text/plain;q=0.8":                     "application/linkset",
+		"text/plain;q=0, application/json;q=0, text/html;q=0, */*;q=0.1":  "application/linkset+json",
+		"application/linkset+json;q=0, application/*":                     "application/json",
+		"image/png":      "406",
+		"text/plain;q=0": "406",
+		"text/plain;q=2": "406",
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			var h http.Header
+			if accept != "" {
+				h = http.Header{"Accept": {accept}}
+			}
+			got := s.do(method, "/ark:12345/sp1?info", h)
+			if want == "406" {
+				if got.status != http.StatusNotAcceptable || (method == http.MethodGet && !strings.Contains(got.body, "application/linkset+json")) {
+					t.Errorf("%s ?info, Accept %q: %d %q, want 406 listing the formats", method, accept, got.status, got.body)
+				}
+				continue
+			}
+			if got.status != 200 || got.header.Get("Content-Type") != want {
+				t.Errorf("%s ?info, Accept %q: %d %q, want %q", method, accept, got.status, got.header.Get("Content-Type"), want)
+			}
+			if got.header.Get("Vary") != "Accept" || got.header.Get("Access-Control-Allow-Origin") != "*" || !slices.Contains(links(got)["describes"], s.base+"/ark:12345/sp1") {
+				t.Errorf("%s ?info, Accept %q: headers %v", method, accept, got.header)
+			}
+		}
+	}
+	// A NAAN's policy has no metadata formats: ERC, JSON, HTML, else 406.
+	s2 := startSite(t, `ark {
+		policy ark:12345 "Permanent."
+	}`)
+	if got := s2.do(http.MethodGet, "/ark:12345?info", http.Header{"Accept": {"application/linkset+json"}}); got.status != http.StatusNotAcceptable {
+		t.Errorf("policy ?info for a linkset: %d %q", got.status, got.body)
+	}
+}
+
+// Each format has a URL of its own; an unknown one is 404 naming those
+// there are.
+func TestFormatURLs(t *testing.T) {
+	s := signpostSite(t, "")
+	if got := s.get("/ark:12345/sp1?info=marc"); got.status != 404 || !strings.Contains(got.body, "linkset-json") {
+		t.Errorf("?info=marc: %d %q", got.status, got.body)
+	}
+	if got := s.get("/ark:12345/nothing?info=linkset"); got.status != 404 {
+		t.Errorf("an unknown ARK's linkset: %d %q", got.status, got.body)
+	}
+	got := s.get("/ark:/12345/gone?info=linkset-json")
+	if _, err := testkit.ParseLinksetJSON([]byte(got.body)); got.status != 200 || err != nil {
+		t.Errorf("the tombstone's linkset: %d %v", got.status, err)
+	}
+	// Any other query goes to the target as before.
+	if got := s.get("/ark:12345/sp2?information=1"); got.status != 302 || got.location != "https://repo.example.org/sp2?information=1" {
+		t.Errorf("another query: %d %q", got.status, got.location)
+	}
+}
+
+// negotiate off: no redirect to metadata, and ?info falls back to
+// text/plain when Accept allows none of its formats.
+func TestNegotiateOff(t *testing.T) {
+	s := signpostSite(t, "negotiate off")
+	if got := s.do(http.MethodGet, "/ark:12345/sp2", http.Header{"Accept": {"application/linkset+json"}}); got.status != 302 {
+		t.Errorf("plain ARK: %d %q", got.status, got.location)
+	}
+	if got := s.do(http.MethodGet, "/ark:12345/sp2?info", http.Header{"Accept": {"image/png"}}); got.status != 200 || got.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("?info: %d %q", got.status, got.header.Get("Content-Type"))
+	}
+	if got := s.get("/ark:12345/sp2?info=linkset"); got.status != 200 {
+		t.Errorf("a format's own URL: %d", got.status)
+	}
+}
+
+// A metadata request never changes what the next plain request gets: not
+// through the resolution cache, the Link header cache, nor a shared cache
+// (the answers that depend on Accept say so with Vary).
+func TestMetadataRequestLeavesTheNextPlainOneAlone(t *testing.T) {
+	s := signpostSite(t, "")
+	for _, p := range []string{"/ark:12345/sp1", "/ark:/12345/sp-2", "/ark:12345/gone"} {
+		before := s.get(p)
+		for range 3 { // the caches admit a key on its second request
+			if got := s.do(http.MethodGet, p, http.Header{"Accept": {"application/linkset+json"}}); got.status != http.StatusSeeOther {
+				t.Fatalf("%s: %d", p, got.status)
+			}
+			if diff := sameAnswer(before, s.base, s.get(p), s.base); diff != "" {
+				t.Errorf("%s: the %s changed after a metadata request", p, diff)
+			}
+		}
+	}
+}
