@@ -82,3 +82,22 @@ func TestParseDate(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLanguage(t *testing.T) {
+	for in, want := range map[string]string{"en": "en", "fr-CA": "fr-CA", "zh-Hant-TW": "zh-Hant-TW", "de-1996": "de-1996",
+		"English": "English", "en_US": "", "1en": "", "en-": "", "-en": "", "toolongtag": "", "": "", "(:unav)": ""} {
+		if got := ParseLanguage(in); got != want {
+			t.Errorf("ParseLanguage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWithdrawalStatement(t *testing.T) {
+	w := &Withdrawal{Date: ParseDate("2025-01-10"), Reason: "At the rights holder's request.", Successor: &Successor{URL: "https://example.org/new"}}
+	if got, want := w.Statement(), "Withdrawn on 2025-01-10: At the rights holder's request. Replaced by https://example.org/new."; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := (&Withdrawal{}).Statement(); got != "Withdrawn." {
+		t.Errorf("got %q", got)
+	}
+}

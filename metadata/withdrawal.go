@@ -48,3 +48,22 @@ func parseSuccessor(v, resolver string) *Successor {
 	}
 	return &Successor{ID: key, URL: resolver + key}
 }
+
+// Statement is the withdrawal in one sentence, for formats that can state
+// it in free text only: "Withdrawn on 2025-01-10: at the rights holder's
+// request. Replaced by https://….", each part only when known.
+func (w *Withdrawal) Statement() string {
+	var b strings.Builder
+	b.WriteString("Withdrawn")
+	if d := w.Date.ISO(); d != "" {
+		b.WriteString(" on " + d)
+	}
+	if w.Reason != "" {
+		b.WriteString(": " + strings.TrimRight(w.Reason, "."))
+	}
+	b.WriteString(".")
+	if w.Successor != nil {
+		b.WriteString(" Replaced by " + w.Successor.URL + ".")
+	}
+	return b.String()
+}
