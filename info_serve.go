@@ -80,7 +80,7 @@ func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Re
 			return h.refuse(w, r, http.StatusNotAcceptable, rec.Normalized+"?info is available as "+strings.Join(offers, ", ")+"; Accept allows none of them", rec.Normalized)
 		case i >= len(infoTypes):
 			s, m := describe()
-			return h.writeMetadata(w, h.machine.namedFormat[i-len(infoTypes)], offers[i], negotiate.Params(accept, offers[i]), s, m)
+			return h.writeMetadata(w, r, h.machine.namedFormat[i-len(infoTypes)], offers[i], negotiate.Params(accept, offers[i]), s, m)
 		}
 		format = info.Format(i)
 	}

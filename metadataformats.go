@@ -1,7 +1,18 @@
 package ark
 
 import (
+	"bytes"
+	"io"
+
 	"github.com/caddy-ark/caddy-ark/metadata"
+	"github.com/caddy-ark/caddy-ark/metadata/bibtex"
+	"github.com/caddy-ark/caddy-ark/metadata/citation"
+	"github.com/caddy-ark/caddy-ark/metadata/csl"
+	"github.com/caddy-ark/caddy-ark/metadata/datacite"
+	"github.com/caddy-ark/caddy-ark/metadata/ris"
+	"github.com/caddy-ark/caddy-ark/metadata/schemaorg"
+	"github.com/caddy-ark/caddy-ark/metadata/turtle"
+	"github.com/caddy-ark/caddy-ark/negotiate"
 	"github.com/caddy-ark/caddy-ark/signpost"
 )
 
@@ -25,6 +36,14 @@ func (f *metadataFormat) mediaTypes() []string {
 // metadataFormats are the formats every identifier answers in, in order
 // of preference when a client accepts several equally.
 var metadataFormats = []metadataFormat{
+	{Format: signpost.Format{Name: "datacite", MediaType: datacite.MediaType}, write: record(datacite.Write)},
+	{Format: signpost.Format{Name: "schemaorg", MediaType: schemaorg.MediaType}, aliases: []string{schemaorg.VendorMediaType},
+		write: record(schemaorg.Write)},
+	{Format: signpost.Format{Name: "csl", MediaType: csl.MediaType}, write: record(csl.Write)},
+	{Format: signpost.Format{Name: "bibtex", MediaType: bibtex.MediaType}, write: record(bibtex.Write)},
+	{Format: signpost.Format{Name: "ris", MediaType: ris.MediaType}, write: record(ris.Write)},
+	{Format: signpost.Format{Name: "citation", MediaType: citation.MediaType}, write: writeCitation},
+	{Format: signpost.Format{Name: "turtle", MediaType: turtle.MediaType}, write: record(turtle.Write)},
 	{Format: signpost.Format{Name: "linkset-json", MediaType: signpost.LinksetJSON},
 		write: func(_ *metadata.Record, s *signpost.Subject, _ string) ([]byte, error) {
 			return s.LinksetJSONBody(), nil
@@ -49,4 +68,25 @@ func formatNamed(name string) *metadataFormat {
 		}
 	}
 	return nil
+}
+
+// record adapts a format's Write, which reads the record alone.
+func record(write func(io.Writer, *metadata.Record) error) func(*metadata.Record, *signpost.Subject, string) ([]byte, error) {
+	return func(rec *metadata.Record, _ *signpost.Subject, _ string) ([]byte, error) {
+		var b bytes.Buffer
+		err := write(&b, rec)
+		return b.Bytes(), err
+	}
+}
+
+// writeCitation writes a formatted citation in the style that params
+// name (citation.DefaultStyle when none).
+func writeCitation(rec *metadata.Record, _ *signpost.Subject, params string) ([]byte, error) {
+	style := negotiate.Param(params, "style")
+	if style == "" {
+		style = citation.DefaultStyle
+	}
+	var b bytes.Buffer
+	err := citation.Write(&b, rec, style)
+	return b.Bytes(), err
 }

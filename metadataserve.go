@@ -1,12 +1,15 @@
 package ark
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/metadata"
+	"github.com/caddy-ark/caddy-ark/metadata/citation"
+	"github.com/caddy-ark/caddy-ark/negotiate"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/signpost"
 	"github.com/caddyserver/caddy/v2"
@@ -33,7 +36,7 @@ func (h *Handler) serveFormat(w http.ResponseWriter, r *http.Request, res *resol
 		return resolve.OutcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 	}
 	s, rec := h.describe(h.self(r), res, target)
-	return resolve.OutcomeMetadata, h.writeMetadata(w, f, f.MediaType, formatParams(q), s, rec)
+	return resolve.OutcomeMetadata, h.writeMetadata(w, r, f, f.MediaType, formatParams(q), s, rec)
 }
 
 // infoTarget returns the target that res's metadata names: the entry's,
@@ -49,8 +52,12 @@ func (h *Handler) infoTarget(res *resolve.Resolution, repl *caddy.Replacer) (str
 // format f as mediaType (its own or an alias), with params the media
 // range's parameters. Any origin may read it (a reference manager in a
 // browser), and it links to the identifier it describes.
-func (h *Handler) writeMetadata(w http.ResponseWriter, f *metadataFormat, mediaType, params string, s *signpost.Subject, rec *metadata.Record) error {
+func (h *Handler) writeMetadata(w http.ResponseWriter, r *http.Request, f *metadataFormat, mediaType, params string, s *signpost.Subject, rec *metadata.Record) error {
 	body, err := f.write(rec, s, params)
+	if errors.Is(err, citation.ErrUnknownStyle) {
+		return h.refuse(w, r, http.StatusBadRequest, "no citation style "+strings.ToValidUTF8(negotiate.Param(params, "style"), "")+
+			"; there are "+strings.Join(citation.Styles, ", "), rec.ID)
+	}
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}

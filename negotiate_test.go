@@ -107,7 +107,7 @@ func TestInfoNegotiation(t *testing.T) {
 		"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8": "text/html; charset=utf-8",
 		"application/linkset+json":                                        "application/linkset+json",
 		"application/linkset;q=0.9, text/plain;q=0.8":                     "application/linkset",
-		"text/plain;q=0, application/json;q=0, text/html;q=0, */*;q=0.1":  "application/linkset+json",
+		"text/plain;q=0, application/json;q=0, text/html;q=0, */*;q=0.1":  "application/vnd.datacite.datacite+xml", // the first metadata format
 		"application/linkset+json;q=0, application/*":                     "application/json",
 		"image/png":      "406",
 		"text/plain;q=0": "406",
