@@ -15,124 +15,20 @@ import (
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"go.uber.org/zap"
 )
 
 // ServeHTTP answers requests for identifiers and passes all others to next.
+// It works out the answer first, then writes it and observes it, each in
+// one place; the API and its console are services of their own.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if h.API != nil {
 		if route, rest, ok := h.API.Route(r); ok {
 			return h.serveAPI(w, r, route, rest)
 		}
 	}
-	if h.Ready != "" && r.URL.Path == h.Ready {
-		return h.serveReady(w, r)
-	}
-	core, ok := requestCore(r)
-	if !ok {
-		if r.URL.Path == wellKnownPath {
-			return h.serveWellKnown(w, r)
-		}
-		return next.ServeHTTP(w, r)
-	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		return h.refuse(w, r, http.StatusMethodNotAllowed, "an identifier is answered for GET and HEAD only, not "+r.Method, "")
-	}
-	rs := h.resolver.Load()
-	if rs == nil {
-		// Only a request that outlived its server's shutdown gets here.
-		return caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))
-	}
-	res := rs.Resolve(r.Context(), core)
-	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	vars := &arkVars{res: res}
-	repl.Map(vars.get)
-	if res.Outcome == resolve.OutcomeUnavailable {
-		kind := "store unavailable"
-		if errors.Is(res.Err, resolve.ErrTableDamaged) {
-			kind = "table damaged"
-		}
-		h.logs.Log(kind, zap.ErrorLevel, "the identifier could not be looked up", zap.String("raw", core), zap.Error(res.Err))
-		h.observe(r, repl, core, res, res.Outcome, "")
-		w.Header().Set("Retry-After", resolve.RetryAfter)
-		return h.refuse(w, r, res.Status, res.Reason, "")
-	}
-	if info.IsInflection(r.URL) && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
-		out, err := h.serveInfo(w, r, rs, core, res, repl)
-		h.observe(r, repl, core, res, out, "")
-		return err
-	}
-	if name, q, ok := formatRequested(r.URL); ok && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
-		out, err := h.serveFormat(w, r, res, repl, name, q)
-		h.observe(r, repl, core, res, out, "")
-		return err
-	}
-	if res.Key == "" {
-		h.observe(r, repl, core, res, res.Outcome, "")
-		return h.refuse(w, r, res.Status, res.Reason, res.Key)
-	}
-	if f, params := h.metadataAsked(r, res); f != nil {
-		h.observe(r, repl, core, res, resolve.OutcomeMetadata, "")
-		h.redirectToMetadata(w, h.self(r), res, f, params)
-		return nil
-	}
-	query, err := passedQuery(r, core, res)
-	if err != nil {
-		h.observe(r, repl, core, res, resolve.OutcomeInvalid, "")
-		return h.refuse(w, r, http.StatusBadRequest, err.Error(), res.Key)
-	}
-	if res.Target == "" && res.Tmpl == nil {
-		h.addSignposting(w.Header(), h.self(r), res) // a withdrawn identifier still links to its tombstone
-		h.observe(r, repl, core, res, res.Outcome, "")
-		return h.refuse(w, r, res.Status, res.Reason, res.Key)
-	}
-	target, err := buildTarget(res, repl, query)
-	if err != nil {
-		h.observe(r, repl, core, res, resolve.OutcomeInvalid, "")
-		return h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
-	}
-	if res.Outcome == resolve.OutcomeForeign && strings.EqualFold(hostname(r.Host), rs.ForeignHost()) {
-		h.observe(r, repl, core, res, resolve.OutcomeNotFound, "")
-		return h.refuse(w, r, http.StatusNotFound, res.Key+" is not assigned here, and this site is the foreign resolver", res.Key)
-	}
-	vars.target = target
-	at := h.self(r)
-	h.addSignposting(w.Header(), at, res)
-	if res.Status != http.StatusOK {
-		h.observe(r, repl, core, res, res.Outcome, target)
-		w.Header().Set("Location", urlpath.ASCII(target))
-		w.WriteHeader(res.Status)
-		return nil
-	}
-	served := res.Local
-	if served == nil || target != res.Target {
-		if served, err = url.Parse(target); err != nil {
-			h.observe(r, repl, core, res, resolve.OutcomeInvalid, "")
-			return h.refuse(w, r, http.StatusBadRequest, res.Key+": the target built from the request is not a valid path", res.Key)
-		}
-	}
-	if res.IsARK && strings.HasSuffix(served.Path, "/") && !strings.HasSuffix(r.URL.Path, "/") {
-		h.observe(r, repl, core, res, res.Outcome, target)
-		return redirectToDirectory(w, at, res, query)
-	}
-	rewrite(r, served)
-	status, err := serveInPlace(w, r, next)
-	if status != http.StatusNotFound && status != 0 {
-		h.observe(r, repl, core, res, res.Outcome, target)
-		return err
-	}
-	h.observe(r, repl, core, res, resolve.OutcomeMissing, target)
-	if status == 0 {
-		h.logs.Log("no next handler", zap.ErrorLevel, "no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
-			zap.String("id", res.Key), zap.String("target", target))
-		return caddyhttp.Error(http.StatusInternalServerError, errors.New("nothing serves in-place targets"))
-	}
-	h.logs.Log("missing target", zap.WarnLevel, "identifier resolved to a missing target", zap.String("id", res.Key), zap.String("target", target))
-	if errors.As(err, new(caddyhttp.HandlerError)) {
-		// Nothing is written yet (file_server's 404 is an error): say why.
-		return h.refuse(w, r, http.StatusNotFound, res.Key+" is assigned here, but what it resolves to is missing", res.Key)
-	}
+	a := h.answer(r)
+	err := h.write(w, r, &a, next)
+	h.observe(r, &a)
 	return err
 }
 

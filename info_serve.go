@@ -2,6 +2,7 @@ package ark
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -15,39 +16,48 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// serveInfo answers a request for an ARK with the ?info, ? or ?? inflection:
-// metadata about the identifier it resolves to (exactly, through an
-// ancestor or through a template), or the policy of the NAAN or shoulder
-// it names. Anything else keeps the answer it would have had (400, 404,
-// 414), since there is nothing here to describe. It returns the outcome of
-// the answer it gave.
-func (h *Handler) serveInfo(w http.ResponseWriter, r *http.Request, rs *resolve.Resolver, core string, res *resolve.Resolution, repl *caddy.Replacer) (resolve.Outcome, error) {
+// infoAnswer works out the answer to a request for an ARK with the ?info,
+// ? or ?? inflection: metadata about the identifier it resolves to
+// (exactly, through an ancestor or through a template), or the policy of
+// the NAAN or shoulder it names. Anything else keeps the answer it would
+// have had (400, 404, 414), since there is nothing here to describe.
+func (h *Handler) infoAnswer(r *http.Request, rs *resolve.Resolver, repl *caddy.Replacer, core string, res *resolve.Resolution) reply {
+	refuse := func(out resolve.Outcome, status int, reason, key string) reply {
+		a := refusal(status, reason, key)
+		a.out = out
+		return a
+	}
+	answer := func(rec *info.Record) reply {
+		return reply{kind: replyInfo, status: http.StatusOK, out: resolve.OutcomeMetadata, record: rec}
+	}
 	if res.Key == "" {
 		naan, ok := bareNAAN(core)
 		if !ok {
-			return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
+			return refuse(res.Outcome, res.Status, res.Reason, res.Key)
 		}
 		if pol := rs.Policies().Exact(naan, ""); pol != nil {
-			return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewPolicyRecord(h.self(r), core, pol), nil)
+			return answer(info.NewPolicyRecord(h.self(r), core, pol))
 		}
-		return resolve.OutcomeNotFound, h.refuse(w, r, http.StatusNotFound, resolve.PolicyPrefix(naan, "")+" has no policy here", "")
+		return refuse(resolve.OutcomeNotFound, http.StatusNotFound, resolve.PolicyPrefix(naan, "")+" has no policy here", "")
 	}
 	if res.How != "exact" && res.Ark.Qualifier() == "" {
 		if pol := rs.Policies().Exact(res.Ark.NAAN(), res.Ark.Name()); pol != nil {
-			return resolve.OutcomeMetadata, h.writeInfo(w, r, info.NewPolicyRecord(h.self(r), core, pol), nil)
+			return answer(info.NewPolicyRecord(h.self(r), core, pol))
 		}
 	}
 	if res.Entry == nil && res.Tmpl == nil {
-		return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
+		return refuse(res.Outcome, res.Status, res.Reason, res.Key)
 	}
 	target, err := h.infoTarget(res, repl)
 	if err != nil {
-		return resolve.OutcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
+		return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 	}
 	at := h.self(r)
 	rec := info.NewRecord(at, core, res, target, rs.Policies().Covering(res.Ark))
 	h.addTargetCheck(r.Context(), rec, res)
-	return resolve.OutcomeMetadata, h.writeInfo(w, r, rec, h.describer(at, res, target))
+	a := answer(rec)
+	a.describe = func() (*signpost.Subject, *metadata.Record) { return h.describe(at, res, target) }
+	return a
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",
@@ -80,7 +90,14 @@ func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Re
 			return h.refuse(w, r, http.StatusNotAcceptable, rec.Normalized+"?info is available as "+strings.Join(offers, ", ")+"; Accept allows none of them", rec.Normalized)
 		case i >= len(infoTypes):
 			s, m := describe()
-			return h.writeMetadata(w, r, h.machine.namedFormat[i-len(infoTypes)], offers[i], negotiate.Params(accept, offers[i]), s, m)
+			reply, err := renderMetadata(h.machine.namedFormat[i-len(infoTypes)], offers[i], negotiate.Params(accept, offers[i]), s, m)
+			if errors.As(err, new(caddyhttp.HandlerError)) {
+				return err
+			}
+			if err != nil {
+				return h.refuse(w, r, http.StatusBadRequest, err.Error(), rec.Normalized)
+			}
+			return h.writeMetadata(w, reply)
 		}
 		format = info.Format(i)
 	}

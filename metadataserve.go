@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/metadata/citation"
 	"github.com/caddy-ark/caddy-ark/negotiate"
@@ -16,27 +15,63 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// serveFormat answers a request for an ARK's metadata in the format
-// called name ("?info=bibtex"), q its query: the format's own URL, for
-// clients that cannot set Accept and for DOI-style redirects. It answers
-// what ?info answers, in that format, for every ARK ?info describes
-// (withdrawn ones too); 404 for an unknown format, listing the known
-// ones. It returns the outcome of the answer it gave.
-func (h *Handler) serveFormat(w http.ResponseWriter, r *http.Request, res *resolve.Resolution, repl *caddy.Replacer, name string, q url.Values) (resolve.Outcome, error) {
+// metadataReply is an identifier's metadata in one format.
+type metadataReply struct {
+	format    *metadataFormat
+	mediaType string // the format's own, or an alias the client asked for
+	params    string // the media range's parameters ("style=apa")
+	subject   *signpost.Subject
+	record    *metadata.Record
+	body      []byte
+}
+
+// formatAnswer works out the answer to a request for an ARK's metadata
+// in the format called name ("?info=bibtex"), q its query: the format's
+// own URL, for clients that cannot set Accept and for DOI-style
+// redirects. It answers for every ARK ?info describes (withdrawn ones
+// too); 404 for an unknown format, listing the known ones.
+func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resolve.Resolution, name string, q url.Values) reply {
+	refuse := func(out resolve.Outcome, status int, reason string) reply {
+		a := refusal(status, reason, res.Key)
+		a.out = out
+		return a
+	}
 	if res.Key == "" || (res.Entry == nil && res.Tmpl == nil) {
-		return res.Outcome, h.refuse(w, r, res.Status, res.Reason, res.Key)
+		return refuse(res.Outcome, res.Status, res.Reason)
 	}
 	f := formatNamed(name)
 	if f == nil {
-		return resolve.OutcomeNotFound, h.refuse(w, r, http.StatusNotFound,
-			res.Key+" has no metadata format "+strings.ToValidUTF8(name, "")+"; it has "+strings.Join(formatNames(), ", "), res.Key)
+		return refuse(resolve.OutcomeNotFound, http.StatusNotFound,
+			res.Key+" has no metadata format "+strings.ToValidUTF8(name, "")+"; it has "+strings.Join(formatNames(), ", "))
 	}
 	target, err := h.infoTarget(res, repl)
 	if err != nil {
-		return resolve.OutcomeInvalid, h.refuse(w, r, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
+		return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, res.Key+": "+err.Error())
 	}
 	s, rec := h.describe(h.self(r), res, target)
-	return resolve.OutcomeMetadata, h.writeMetadata(w, r, f, f.MediaType, formatParams(q), s, rec)
+	m, err := renderMetadata(f, f.MediaType, formatParams(q), s, rec)
+	if errors.As(err, new(caddyhttp.HandlerError)) {
+		return reply{kind: replyError, err: err}
+	}
+	if err != nil {
+		return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, err.Error())
+	}
+	return reply{kind: replyMetadata, status: http.StatusOK, out: resolve.OutcomeMetadata, metadata: m}
+}
+
+// renderMetadata renders rec, whose signposting is s, in format f as
+// mediaType with params. Its error is a caddyhttp.HandlerError when the
+// format fails, else the request's fault (an unknown citation style).
+func renderMetadata(f *metadataFormat, mediaType, params string, s *signpost.Subject, rec *metadata.Record) (*metadataReply, error) {
+	body, err := f.write(rec, s, params)
+	if errors.Is(err, citation.ErrUnknownStyle) {
+		return nil, errors.New("no citation style " + strings.ToValidUTF8(negotiate.Param(params, "style"), "") +
+			"; there are " + strings.Join(citation.Styles, ", "))
+	}
+	if err != nil {
+		return nil, caddyhttp.Error(http.StatusInternalServerError, err)
+	}
+	return &metadataReply{format: f, mediaType: mediaType, params: params, subject: s, record: rec, body: body}, nil
 }
 
 // infoTarget returns the target that res's metadata names: the entry's,
@@ -48,26 +83,16 @@ func (h *Handler) infoTarget(res *resolve.Resolution, repl *caddy.Replacer) (str
 	return buildTarget(res, repl, "")
 }
 
-// writeMetadata answers with the metadata rec, whose signposting is s, in
-// format f as mediaType (its own or an alias), with params the media
-// range's parameters. Any origin may read it (a reference manager in a
-// browser), and it links to the identifier it describes.
-func (h *Handler) writeMetadata(w http.ResponseWriter, r *http.Request, f *metadataFormat, mediaType, params string, s *signpost.Subject, rec *metadata.Record) error {
-	body, err := f.write(rec, s, params)
-	if errors.Is(err, citation.ErrUnknownStyle) {
-		return h.refuse(w, r, http.StatusBadRequest, "no citation style "+strings.ToValidUTF8(negotiate.Param(params, "style"), "")+
-			"; there are "+strings.Join(citation.Styles, ", "), rec.ID)
-	}
-	if err != nil {
-		return caddyhttp.Error(http.StatusInternalServerError, err)
-	}
+// writeMetadata writes m. Any origin may read it (a reference manager in
+// a browser), and it links to the identifier it describes.
+func (h *Handler) writeMetadata(w http.ResponseWriter, m *metadataReply) error {
 	hdr := w.Header()
-	hdr.Set("Content-Type", contentType(mediaType))
+	hdr.Set("Content-Type", contentType(m.mediaType))
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Access-Control-Allow-Origin", "*")
-	hdr.Add("Link", "<"+s.URL+`>; rel="describes"`)
+	hdr.Add("Link", "<"+m.subject.URL+`>; rel="describes"`)
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	_, _ = w.Write(m.body)
 	return nil
 }
 
@@ -89,11 +114,4 @@ func formatNames() []string {
 		names[i] = f.Name
 	}
 	return names
-}
-
-// describer returns a function that builds the signposting and metadata
-// record of the resolved ARK res with target, for ?info to answer in a
-// metadata format when Accept asks for one.
-func (h *Handler) describer(at info.Links, res *resolve.Resolution, target string) func() (*signpost.Subject, *metadata.Record) {
-	return func() (*signpost.Subject, *metadata.Record) { return h.describe(at, res, target) }
 }

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/negotiate"
 	"github.com/caddy-ark/caddy-ark/resolve"
 )
@@ -36,18 +35,15 @@ func (h *Handler) metadataAsked(r *http.Request, res *resolve.Resolution) (*meta
 	return h.machine.namedFormat[i], negotiate.Params(accept, h.machine.namedTypes[i])
 }
 
-// redirectToMetadata answers a request for the resolved ARK res that asks
+// metadataRedirect answers a request for the resolved ARK res that asks
 // for its metadata in format f by Accept with a 303 to the format's own
 // URL, as DOI content negotiation does: what is there is about the
 // identifier, not the identifier's referent, and each format's URL is
-// cacheable on its own. The answer carries the identifier's links, and
-// Vary: Accept.
-func (h *Handler) redirectToMetadata(w http.ResponseWriter, at info.Links, res *resolve.Resolution, f *metadataFormat, params string) {
-	hdr := w.Header()
-	h.addSignposting(hdr, at, res)
-	hdr.Set("Access-Control-Allow-Origin", "*")
-	hdr.Set("Location", at.IdentifierURL(res.Key)+"?info="+f.Name+formatQuery(params))
-	w.WriteHeader(http.StatusSeeOther)
+// cacheable on its own. The answer carries the identifier's links and
+// Vary: Accept, and any origin may read it.
+func (h *Handler) metadataRedirect(r *http.Request, core string, res *resolve.Resolution, f *metadataFormat, params string) reply {
+	return reply{kind: replyRedirect, status: http.StatusSeeOther, core: core, res: res, out: resolve.OutcomeMetadata,
+		links: true, cors: true, location: h.self(r).IdentifierURL(res.Key) + "?info=" + f.Name + formatQuery(params)}
 }
 
 // formatQuery returns the parameters of a media range that a format reads

@@ -22,22 +22,25 @@ var resolutionsByOutcome = func() (c [resolve.NumOutcomes]prometheus.Counter) {
 	return c
 }()
 
-// observe records the answer to a request for core: it counts the outcome
-// out (and hands the answer to the statistics, when they are on), adds the normalized identifier and the outcome to the access log
-// ("ark_id", "ark_outcome"), and logs the resolution at debug level. out
-// differs from res.outcome when the request was refused after resolution
-// (a bad query, an unsafe target).
-func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, res *resolve.Resolution, out resolve.Outcome, target string) {
-	if targets.IsCheck(r) {
-		return // the site's own check of an in-place target, not a client's request
+// observe records the answer to a request for an identifier: it counts
+// the outcome (and hands the answer to the statistics, when they are on),
+// adds the normalized identifier and the outcome to the access log
+// ("ark_id", "ark_outcome"), and logs the resolution at debug level. An
+// answer that resolved nothing (a readiness check, a method refused before
+// resolution) is not observed.
+func (h *Handler) observe(r *http.Request, a *reply) {
+	res := a.res
+	if res == nil || targets.IsCheck(r) {
+		return // nothing resolved, or the site's own check of an in-place target, not a client's request
 	}
+	out := a.out
 	resolutionsByOutcome[out].Inc()
 	if h.stats.collector != nil {
 		h.stats.collector.Observe(res, out)
 	}
 	var fields zapcore.ObjectMarshaler = res // no allocation in the common case
 	if out != res.Outcome {
-		repl.Set("http.ark.outcome", out.String())
+		r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer).Set("http.ark.outcome", out.String())
 		fields = resolve.Answer{ID: res.Key, Outcome: out}
 	}
 	if accessLogged(r) {
@@ -50,8 +53,8 @@ func (h *Handler) observe(r *http.Request, repl *caddy.Replacer, core string, re
 		if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && orig.URL != nil {
 			query = orig.URL.RawQuery // r may already be rewritten to its target
 		}
-		ce.Write(zap.String("raw", core), zap.String("query", query),
-			zap.String("id", res.Key), zap.String("outcome", out.String()), zap.String("target", target))
+		ce.Write(zap.String("raw", a.core), zap.String("query", query),
+			zap.String("id", res.Key), zap.String("outcome", out.String()), zap.String("target", a.target))
 	}
 }
 

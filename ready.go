@@ -31,15 +31,16 @@ type readiness struct {
 	Error  string `json:"error,omitempty"` // why not ready
 }
 
-// serveReady answers a load balancer's readiness check: 200 when the
-// handler can answer every identifier it holds, 503 when its store does
-// not answer (or its circuit is open) or its table is damaged, with a
-// JSON body saying which. The store is asked for nothing, which costs it
-// one round trip; an open circuit answers at once.
-func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) error {
+// readyAnswer works out the answer to a load balancer's readiness check:
+// 200 when the handler can answer every identifier it holds, 503 when its
+// store does not answer (or its circuit is open) or its table is damaged,
+// with a JSON body saying which. The store is asked for nothing, which
+// costs it one round trip; an open circuit answers at once.
+func (h *Handler) readyAnswer(r *http.Request) reply {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		return h.refuse(w, r, http.StatusMethodNotAllowed, "the readiness check answers GET and HEAD only", "")
+		a := refusal(http.StatusMethodNotAllowed, "the readiness check answers GET and HEAD only", "")
+		a.allow = "GET, HEAD"
+		return a
 	}
 	rd := readiness{Ready: true, Store: "none", Tables: "ok"}
 	var why []string
@@ -69,9 +70,15 @@ func (h *Handler) serveReady(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	rd.Error = strings.Join(why, "; ")
-	status := http.StatusOK
 	if !rd.Ready {
-		status = http.StatusServiceUnavailable
+		return reply{kind: replyReady, status: http.StatusServiceUnavailable, ready: rd}
+	}
+	return reply{kind: replyReady, status: http.StatusOK, ready: rd}
+}
+
+// writeReady writes the report of a readiness check with status.
+func writeReady(w http.ResponseWriter, r *http.Request, status int, rd readiness) error {
+	if status != http.StatusOK {
 		w.Header().Set("Retry-After", resolve.RetryAfter)
 	}
 	body, _ := json.Marshal(rd)

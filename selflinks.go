@@ -17,7 +17,7 @@ import (
 func (h *Handler) self(r *http.Request) info.Links {
 	at := h.base
 	if at.Base == "" {
-		at = requestSelf(r, h.siteHosts.match)
+		at = requestSelf(r, h.siteHosts.origin)
 	}
 	if h.Organization != "" {
 		at.Who = h.Organization
@@ -25,18 +25,16 @@ func (h *Handler) self(r *http.Request) info.Links {
 	return at
 }
 
-// requestSelf returns where links point for r without base_url: its
-// scheme and the host that match finds the site configured for.
-func requestSelf(r *http.Request, match func(*http.Request) (string, bool)) info.Links {
+// requestSelf returns where links point for r without base_url: the
+// scheme and host that origin finds the site configured for, and the
+// service prefix.
+func requestSelf(r *http.Request, origin func(*http.Request) (siteOrigin, bool)) info.Links {
 	prefix := servicePrefix(r)
-	host, known := match(r)
-	if !known || strings.ContainsFunc(host, notHostChar) {
+	o, known := origin(r)
+	if !known {
 		return info.Links{Base: prefix}
 	}
-	if r.TLS != nil {
-		return info.Links{Base: "https://" + host + prefix, Who: host}
-	}
-	return info.Links{Base: "http://" + host + prefix, Who: host}
+	return info.Links{Base: o.origin + prefix, Who: o.host}
 }
 
 // servicePrefix returns the path prefix that routing stripped before the

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
@@ -20,6 +21,57 @@ type siteHosts struct {
 type serverSite struct {
 	hosts []caddyhttp.MatchHost
 	ports map[string]bool
+
+	// origins remembers the origin ("https://example.org") that links
+	// start with for each Host header and scheme that matched, so that a
+	// request for a known host builds no string; at most maxOrigins, since
+	// a wildcard host matcher lets clients choose many.
+	origins  sync.Map // originKey -> siteOrigin
+	nOrigins atomic.Int32
+}
+
+// maxOrigins bounds how many origins a server's site remembers.
+const maxOrigins = 64
+
+// originKey is a Host header as a request sent it, and whether the
+// request came over TLS.
+type originKey struct {
+	host string
+	tls  bool
+}
+
+// siteOrigin is where links to this site start for one Host header.
+type siteOrigin struct {
+	// origin is the scheme and host, "https://example.org".
+	origin string
+	// host is the host as spelled in origin, "example.org".
+	host string
+}
+
+// origin returns where links to this site start for r, when r's host is
+// one the server it arrived on is configured for by name (see match) and
+// may stand in a URL as it is spelled.
+func (s *siteHosts) origin(r *http.Request) (siteOrigin, bool) {
+	site := s.site(r)
+	if site == nil {
+		return siteOrigin{}, false
+	}
+	key := originKey{r.Host, r.TLS != nil}
+	if o, ok := site.origins.Load(key); ok {
+		return o.(siteOrigin), true
+	}
+	host, ok := site.match(r)
+	if !ok || strings.ContainsFunc(host, notHostChar) {
+		return siteOrigin{}, false
+	}
+	o := siteOrigin{origin: "http://" + host, host: host}
+	if key.tls {
+		o.origin = "https://" + host
+	}
+	if site.nOrigins.Add(1) <= maxOrigins {
+		site.origins.Store(key, o)
+	}
+	return o, true
 }
 
 // match returns r's host, spelled for a link, when it is one the server
@@ -28,29 +80,35 @@ type serverSite struct {
 // otherwise pass. The host is rebuilt from the name that matched
 // (lowercase, brackets only around an IPv6 address), since the matchers
 // also strip brackets ("[example.org]" matches example.org).
-func (s *siteHosts) match(r *http.Request) (string, bool) {
-	srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	if !ok {
-		return "", false
-	}
-	site, ok := s.byServer.Load(srv)
-	if !ok {
-		site, _ = s.byServer.LoadOrStore(srv, newServerSite(srv))
-	}
+func (site *serverSite) match(r *http.Request) (string, bool) {
 	name, port, err := net.SplitHostPort(r.Host)
 	hasPort := err == nil
 	if !hasPort {
 		name = strings.TrimSuffix(strings.TrimPrefix(r.Host, "["), "]")
 	}
-	if hasPort && !site.(*serverSite).ports[port] {
+	if hasPort && !site.ports[port] {
 		return "", false
 	}
-	for _, m := range site.(*serverSite).hosts {
+	for _, m := range site.hosts {
 		if m.Match(r) {
 			return linkHost(name, port, hasPort), true
 		}
 	}
 	return "", false
+}
+
+// site returns what the server r arrived on is configured for, nil when
+// r came through no server.
+func (s *siteHosts) site(r *http.Request) *serverSite {
+	srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	if !ok {
+		return nil
+	}
+	site, ok := s.byServer.Load(srv)
+	if !ok {
+		site, _ = s.byServer.LoadOrStore(srv, newServerSite(srv))
+	}
+	return site.(*serverSite)
 }
 
 // linkHost spells a host name and port for a URL.
