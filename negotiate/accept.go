@@ -114,16 +114,22 @@ func parseQ(s string) int {
 // specificity says how closely r matches mediaType ("type/subtype"): 3 for
 // the type itself, 2 for type/*, 1 for */*, 0 for no match.
 func (r mediaRange) specificity(mediaType string) int {
-	typ, subtype, _ := strings.Cut(mediaType, "/")
 	switch {
 	case r.typ == "*":
 		return 1
-	case !strings.EqualFold(r.typ, typ):
+	case len(mediaType) <= len(r.typ) || mediaType[len(r.typ)] != '/' || !strings.EqualFold(mediaType[:len(r.typ)], r.typ):
 		return 0
 	case r.subtype == "*":
 		return 2
-	case strings.EqualFold(r.subtype, subtype):
+	case r.names(mediaType):
 		return 3
 	}
 	return 0
+}
+
+// names reports whether r is exactly mediaType, in any case: lengths
+// first, since most comparisons are between types of different lengths.
+func (r mediaRange) names(mediaType string) bool {
+	return len(mediaType) == len(r.typ)+1+len(r.subtype) && strings.EqualFold(mediaType[len(r.typ)+1:], r.subtype) &&
+		mediaType[len(r.typ)] == '/' && strings.EqualFold(mediaType[:len(r.typ)], r.typ)
 }

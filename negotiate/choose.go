@@ -54,7 +54,7 @@ func Named(accept []string, offers []string) int {
 			return true
 		}
 		for i, o := range offers {
-			if r.specificity(o) == 3 {
+			if r.names(o) {
 				if r.q > bestQ || (r.q == bestQ && best >= 0 && i < best) {
 					best, bestQ = i, r.q
 				}
