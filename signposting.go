@@ -34,7 +34,7 @@ type signposted struct {
 	status int
 	how    string
 	meta   map[string]string
-	header []string // one value, its capacity its length: an append copies
+	header []string // a link a value, its capacity its length: an append copies
 }
 
 // varyAccept is the Vary header of answers that depend on Accept; its
@@ -131,7 +131,7 @@ func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
 	}
 	subject, _ := h.describe(at, res, "")
 	s := &signposted{base: at.Base, status: res.Status, how: res.How, meta: meta,
-		header: []string{subject.Header(h.machine.advertised, signpost.MaxHeaderBytes)}}
+		header: subject.Header(h.machine.advertised, signpost.MaxHeaderBytes)}
 	if c != nil {
 		c.Set(res.Key, s, 1)
 	}

@@ -112,7 +112,7 @@ func TestSignpostingOnEveryResolvedAnswer(t *testing.T) {
 			}
 			size := 0
 			for _, v := range got.header.Values("Link") {
-				size += len("Link: ") + len(v)
+				size += len("Link: \r\n") + len(v)
 			}
 			if size > 1024 {
 				t.Errorf("%s %s: %d bytes of Link headers", method, path, size)
@@ -133,11 +133,17 @@ func TestSignpostingOnEveryResolvedAnswer(t *testing.T) {
 		"license https://spdx.org/licenses/CC-BY-4.0 ", // the entry's own licence, not the default
 		"author https://orcid.org/0000-0002-1825-0097 ",
 		"item https://repo.example.org/files/sp1.csv text/csv",
-		"item https://repo.example.org/files/donn%C3%A9es.pdf application/pdf",
 	} {
 		if !slices.Contains(rels, want) {
 			t.Errorf("sp1 has no %q among\n%s", want, strings.Join(rels, "\n"))
 		}
+	}
+	// The second item did not fit in 1 KiB: the linkset has it.
+	if withRel(sp1, "item")[len(withRel(sp1, "item"))-1].Target == "https://repo.example.org/files/donn%C3%A9es.pdf" {
+		t.Error("the Link header holds both items: make the record larger to test the budget")
+	}
+	if ls := s.get("/ark:12345/sp1?info=linkset-json"); !strings.Contains(ls.body, `"https://repo.example.org/files/donn%C3%A9es.pdf", "type": "application/pdf"`) {
+		t.Errorf("the linkset has no second item:\n%s", ls.body)
 	}
 	if a := withRel(sp1, "author"); len(a) != 1 {
 		t.Errorf("authors %v: only creators with a URI are linked", a)

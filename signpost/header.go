@@ -7,27 +7,28 @@ import "slices"
 // answer and fit the header limits of proxies; the linkset has them all.
 const MaxHeaderBytes = 1024
 
-// Header returns the value of the Link header of the identifier's
-// answers (Level 1): its links, less the describedby links of formats
-// not named in advertised, in Links' order for as long as they fit in
-// budget bytes. cite-as and the linksets are always there: the linkset
-// holds every link that did not fit.
-func (s *Subject) Header(advertised []string, budget int) string {
-	b := make([]byte, 0, min(budget, 1024))
+// Header returns the Link header of the identifier's answers (Level 1),
+// one link a field line: its links, less the describedby links of
+// formats not named in advertised, in Links' order for as long as their
+// field lines ("Link: " and CRLF included) fit in budget bytes. cite-as
+// and the linksets are always there: the linkset holds every link that
+// did not fit. Its capacity is its length, so that appending to it
+// copies it.
+func (s *Subject) Header(advertised []string, budget int) []string {
+	var values []string
+	size := 0
 	for i, l := range s.Links() {
 		if l.Rel == "describedby" && l.Type != "text/plain" && !s.advertises(advertised, l.Href) {
 			continue
 		}
-		start := len(b)
-		if start > 0 {
-			b = append(b, ", "...)
+		v := string(l.appendValue(nil, ""))
+		if size+len("Link: \r\n")+len(v) > budget && i >= 3 {
+			continue
 		}
-		b = l.appendValue(b, "")
-		if len(b) > budget && i >= 3 {
-			b = b[:start]
-		}
+		size += len("Link: \r\n") + len(v)
+		values = append(values, v)
 	}
-	return string(b)
+	return slices.Clip(values)
 }
 
 // advertises reports whether the metadata URL href is that of a format
