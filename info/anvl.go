@@ -1,10 +1,9 @@
 package info
 
 import (
-	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/caddy-ark/caddy-ark/metadata/erc"
 )
 
 // unavailable is the ERC code for a value that is not available.
@@ -16,7 +15,7 @@ const unavailable = "(:unav)"
 // resolver's details about the identifier. Values that hold a newline are
 // folded, so every line after the first starts with a space and no value
 // can begin a new element; other control and format characters are
-// %-encoded.
+// %-encoded (erc.WriteElements).
 func ANVL(rec *Record) string {
 	var b strings.Builder
 	b.WriteString("erc:\n")
@@ -28,64 +27,12 @@ func ANVL(rec *Record) string {
 	return b.String()
 }
 
-// writeElements writes one "name: value" line per element, with missing
+// writeElements writes the elements with erc's ANVL writer, with missing
 // for an empty value.
 func writeElements(b *strings.Builder, elements []element, missing string) {
-	for _, e := range elements {
-		value := anvlValue(e.Value)
-		if value == "" {
-			value = missing
-		}
-		b.WriteString(anvlName(e.Name) + ":")
-		if value != "" {
-			b.WriteString(" " + value)
-		}
-		b.WriteString("\n")
+	out := make([]erc.Element, len(elements))
+	for i, e := range elements {
+		out[i] = erc.Element{Name: e.Name, Value: e.Value}
 	}
-}
-
-// anvlName %-encodes what may not stand in an element name: the colon that
-// ends it, "%", spaces and control characters.
-func anvlName(name string) string {
-	return escapeRunes(name, func(c rune) bool { return c == ':' || c == '%' || c <= ' ' || isControl(c) })
-}
-
-// anvlValue folds the lines of a value (each continuation line starts with
-// a space; empty lines are dropped, since a blank line ends a record) and
-// %-encodes control characters.
-func anvlValue(value string) string {
-	value = strings.ReplaceAll(value, "\r\n", "\n")
-	var lines []string
-	for line := range strings.SplitSeq(value, "\n") {
-		if line = strings.TrimSpace(escapeRunes(line, isControl)); line != "" {
-			lines = append(lines, line)
-		}
-	}
-	return strings.Join(lines, "\n ")
-}
-
-// isControl reports whether c is a control character, a format character
-// (Unicode Cf: a bidi override, a zero-width space) or a Unicode line or
-// paragraph separator, tab excepted.
-func isControl(c rune) bool {
-	return (c < ' ' && c != '\t') || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029' || unicode.Is(unicode.Cf, c)
-}
-
-// escapeRunes %-encodes, as UTF-8, every rune of s for which escape is true.
-func escapeRunes(s string, escape func(rune) bool) string {
-	if !strings.ContainsFunc(s, escape) {
-		return s
-	}
-	var b strings.Builder
-	for _, c := range s {
-		if !escape(c) {
-			b.WriteRune(c)
-			continue
-		}
-		var buf [utf8.UTFMax]byte
-		for _, octet := range buf[:utf8.EncodeRune(buf[:], c)] {
-			fmt.Fprintf(&b, "%%%02X", octet)
-		}
-	}
-	return b.String()
+	erc.WriteElements(b, out, missing)
 }

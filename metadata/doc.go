@@ -8,8 +8,8 @@
 // and its media type, so one crosswalk serves content negotiation, FAIR
 // signposting and OAI-PMH alike.
 //
-// The documented names, each with one meaning in every format, are listed
-// in Names; docs/metadata-model.md gives their syntax, the precedence of
+// The documented names, each with one meaning in every format, are the Key
+// constants; docs/metadata-model.md gives their syntax, the precedence of
 // EZID's fields and the crosswalk per format. A value the record lacks is
 // never invented: a format that requires it writes its own code for an
 // unknown value (Unavailable, "(:unav)", in DataCite and ERC) or leaves

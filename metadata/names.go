@@ -53,10 +53,6 @@ const (
 	KeyProfile = "_profile"
 )
 
-// Names are the documented names, in the order docs/metadata-model.md
-// lists them.
-var Names = []string{KeyWho, KeyWhat, KeyWhen, KeyWhere, KeyType, KeyLicense, KeyPublisher, KeyDescription, KeyLanguage, KeySubject, KeyItem, KeySuccessor, KeyReason, KeyWithdrawn}
-
 // ezidFields are, for each documented name, the fields of EZID's profiles
 // that say the same: profile name to field.
 var ezidFields = map[string]map[string]string{

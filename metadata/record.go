@@ -125,23 +125,30 @@ func scheme(id string) string {
 // Withdrawn reports whether the record is a tombstone.
 func (r *Record) Withdrawn() bool { return r.Withdrawal != nil }
 
-// TitleOrID is the title, else the identifier: what a format that requires
-// a title and has no code for an unknown one shows.
-func (r *Record) TitleOrID() string {
-	if r.Title != "" {
-		return r.Title
-	}
-	return r.ID
-}
-
-// clean trims a value and reads an ERC code for a missing value ("(:unav)",
-// "(:unkn) anonymous", …) as no value.
+// clean trims a value, drops its control characters other than tab and
+// line breaks (XML 1.0 cannot hold them, and no format gives them a
+// meaning), and reads an ERC code for a missing value ("(:unav)", "(:unkn)
+// anonymous", …) as no value.
 func clean(v string) string {
+	if strings.ContainsFunc(v, isControl) {
+		v = strings.Map(func(c rune) rune {
+			if isControl(c) {
+				return -1
+			}
+			return c
+		}, v)
+	}
 	v = strings.TrimSpace(v)
 	if isERCCode(v) {
 		return ""
 	}
 	return v
+}
+
+// isControl reports whether c is a C0 or C1 control character or DEL,
+// other than tab, line feed and carriage return.
+func isControl(c rune) bool {
+	return c < ' ' && c != '\t' && c != '\n' && c != '\r' || c >= 0x7f && c <= 0x9f
 }
 
 // isERCCode reports whether v starts with an ERC code for a missing value:

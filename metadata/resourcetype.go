@@ -32,6 +32,15 @@ var resourceTypes = map[string]string{
 	"Workflow": "CreativeWork", "Other": "CreativeWork",
 }
 
+// generalTypes are the names of resourceTypes by their lowercase form.
+var generalTypes = func() map[string]string {
+	m := make(map[string]string, len(resourceTypes))
+	for name := range resourceTypes {
+		m[strings.ToLower(name)] = name
+	}
+	return m
+}()
+
 // dcmiTypes maps the DCMI Type vocabulary of EZID's dc.type to DataCite's,
 // as EZID does.
 var dcmiTypes = map[string]string{"movingimage": "Audiovisual", "stillimage": "Image"}
@@ -51,10 +60,8 @@ func ParseResourceType(v string) ResourceType {
 	if g, ok := dcmiTypes[strings.ToLower(general)]; ok {
 		return ResourceType{General: g, Specific: specific}
 	}
-	for name := range resourceTypes {
-		if strings.EqualFold(name, general) {
-			return ResourceType{General: name, Specific: specific}
-		}
+	if name, ok := generalTypes[strings.ToLower(general)]; ok {
+		return ResourceType{General: name, Specific: specific}
 	}
 	return ResourceType{Specific: v}
 }
@@ -66,13 +73,4 @@ func (t ResourceType) SchemaOrg() string {
 		return so
 	}
 	return "CreativeWork"
-}
-
-// String is the type in the type syntax: "Image/Photograph", "Dataset" or
-// "".
-func (t ResourceType) String() string {
-	if t.Specific != "" && t.General != "" {
-		return t.General + "/" + t.Specific
-	}
-	return t.General
 }

@@ -41,6 +41,9 @@ func EntryType(t metadata.ResourceType) string {
 	return "misc"
 }
 
+// urlBraces %-encodes the braces of a URL, which would end the field.
+var urlBraces = strings.NewReplacer("{", "%7B", "}", "%7D")
+
 // months are BibTeX's month macros.
 var months = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 
@@ -64,7 +67,7 @@ func Write(w io.Writer, r *metadata.Record) error {
 	if r.Date.Month != 0 {
 		b.WriteString(",\n  month = " + months[r.Date.Month-1])
 	}
-	field("url", strings.NewReplacer("{", "%7B", "}", "%7D").Replace(r.URL))
+	field("url", urlBraces.Replace(r.URL))
 	field("abstract", Escape(r.Description))
 	field("keywords", Escape(strings.Join(r.Subjects, ", ")))
 	field("language", Escape(r.Language))

@@ -38,13 +38,16 @@ type Item struct {
 
 // Name is a CSL name: family and given for a person, literal otherwise.
 type Name struct {
-	Family  string `json:"family,omitempty"`
-	Given   string `json:"given,omitempty"`
+	// Family and Given are a person's name parts.
+	Family string `json:"family,omitempty"`
+	Given  string `json:"given,omitempty"`
+	// Literal is a name written otherwise.
 	Literal string `json:"literal,omitempty"`
 }
 
 // Date is a CSL date: its parts, year first.
 type Date struct {
+	// Parts are the date's parts, one date of year[, month[, day]].
 	Parts [][]int `json:"date-parts"`
 }
 

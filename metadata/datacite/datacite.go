@@ -41,23 +41,39 @@ const unknownYear = "0000"
 // Resource is the <resource> element of kernel 4, as far as a Record
 // fills it. OAI-PMH's oai_datacite embeds it.
 type Resource struct {
-	XMLName            xml.Name                 `xml:"resource"`
-	Xmlns              string                   `xml:"xmlns,attr"`
-	XmlnsXSI           string                   `xml:"xmlns:xsi,attr"`
-	SchemaLocation     string                   `xml:"xsi:schemaLocation,attr"`
-	Identifier         typedValue               `xml:"identifier"`
-	Creators           []creator                `xml:"creators>creator"`
-	Titles             []title                  `xml:"titles>title"`
-	Publisher          string                   `xml:"publisher"`
-	PublicationYear    string                   `xml:"publicationYear"`
-	ResourceType       resourceType             `xml:"resourceType"`
-	Subjects           *list[string]            `xml:"subjects,omitempty"`
-	Dates              *list[date]              `xml:"dates,omitempty"`
-	Language           string                   `xml:"language,omitempty"`
-	AlternateIDs       *list[alternateID]       `xml:"alternateIdentifiers,omitempty"`
+	// XMLName is the element's name, resource.
+	XMLName xml.Name `xml:"resource"`
+	// Xmlns and XmlnsXSI declare the kernel-4 and XML Schema instance
+	// namespaces; SchemaLocation points at the kernel-4 XSD.
+	Xmlns          string `xml:"xmlns,attr"`
+	XmlnsXSI       string `xml:"xmlns:xsi,attr"`
+	SchemaLocation string `xml:"xsi:schemaLocation,attr"`
+	// Identifier is the ARK or URN, with its identifierType.
+	Identifier typedValue `xml:"identifier"`
+	// Creators are the creators; one "(:unav)" when unknown.
+	Creators []creator `xml:"creators>creator"`
+	// Titles is the title; "(:unav)" when unknown.
+	Titles []title `xml:"titles>title"`
+	// Publisher is the publisher; "(:unav)" when unknown.
+	Publisher string `xml:"publisher"`
+	// PublicationYear is the year; "0000" when unknown.
+	PublicationYear string `xml:"publicationYear"`
+	// ResourceType is the resourceTypeGeneral and specific type.
+	ResourceType resourceType `xml:"resourceType"`
+	// Subjects are the keywords.
+	Subjects *list[string] `xml:"subjects,omitempty"`
+	// Dates are the Issued and Withdrawn dates.
+	Dates *list[date] `xml:"dates,omitempty"`
+	// Language is the BCP 47 language tag.
+	Language string `xml:"language,omitempty"`
+	// AlternateIDs hold the canonical URL.
+	AlternateIDs *list[alternateID] `xml:"alternateIdentifiers,omitempty"`
+	// RelatedIdentifiers hold a tombstone's successor.
 	RelatedIdentifiers *list[relatedIdentifier] `xml:"relatedIdentifiers,omitempty"`
-	Rights             *list[rights]            `xml:"rightsList,omitempty"`
-	Descriptions       *list[description]       `xml:"descriptions,omitempty"`
+	// Rights is the licence.
+	Rights *list[rights] `xml:"rightsList,omitempty"`
+	// Descriptions are the abstract and a tombstone's statement.
+	Descriptions *list[description] `xml:"descriptions,omitempty"`
 }
 
 // list is an optional wrapper element; its items take their element name
@@ -92,11 +108,13 @@ func listOf[T any](items ...T) *list[T] {
 	return &list[T]{Items: items}
 }
 
+// typedValue is an <identifier> with its identifierType.
 type typedValue struct {
 	Type  string `xml:"identifierType,attr"`
 	Value string `xml:",chardata"`
 }
 
+// creator is a <creator>.
 type creator struct {
 	Name           creatorName      `xml:"creatorName"`
 	GivenName      string           `xml:"givenName,omitempty"`
@@ -104,43 +122,51 @@ type creator struct {
 	NameIdentifier []nameIdentifier `xml:"nameIdentifier,omitempty"`
 }
 
+// creatorName is a <creatorName> with its nameType.
 type creatorName struct {
 	NameType string `xml:"nameType,attr,omitempty"`
 	Value    string `xml:",chardata"`
 }
 
+// nameIdentifier is a creator's identifier with its scheme.
 type nameIdentifier struct {
 	Scheme    string `xml:"nameIdentifierScheme,attr"`
 	SchemeURI string `xml:"schemeURI,attr,omitempty"`
 	Value     string `xml:",chardata"`
 }
 
+// title is a <title> with its language.
 type title struct {
 	Lang  string `xml:"xml:lang,attr,omitempty"`
 	Value string `xml:",chardata"`
 }
 
+// resourceType is the <resourceType>: a resourceTypeGeneral and text.
 type resourceType struct {
 	General string `xml:"resourceTypeGeneral,attr"`
 	Value   string `xml:",chardata"`
 }
 
+// date is a <date> with its dateType.
 type date struct {
 	Type  string `xml:"dateType,attr"`
 	Value string `xml:",chardata"`
 }
 
+// alternateID is an <alternateIdentifier> with its type.
 type alternateID struct {
 	Type  string `xml:"alternateIdentifierType,attr"`
 	Value string `xml:",chardata"`
 }
 
+// relatedIdentifier is a <relatedIdentifier> with its type and relation.
 type relatedIdentifier struct {
 	Type     string `xml:"relatedIdentifierType,attr"`
 	Relation string `xml:"relationType,attr"`
 	Value    string `xml:",chardata"`
 }
 
+// rights is a <rights> statement.
 type rights struct {
 	URI        string `xml:"rightsURI,attr,omitempty"`
 	Identifier string `xml:"rightsIdentifier,attr,omitempty"`
@@ -149,6 +175,7 @@ type rights struct {
 	Value      string `xml:",chardata"`
 }
 
+// description is a <description> with its type and language.
 type description struct {
 	Type  string `xml:"descriptionType,attr"`
 	Lang  string `xml:"xml:lang,attr,omitempty"`

@@ -68,7 +68,8 @@ func Write(w io.Writer, r *metadata.Record) error {
 	return err
 }
 
+// lineBreaks makes line breaks spaces.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
 // oneLine is v with its line breaks made spaces: a RIS value is one line.
-func oneLine(v string) string {
-	return strings.TrimSpace(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(v))
-}
+func oneLine(v string) string { return strings.TrimSpace(lineBreaks.Replace(v)) }

@@ -30,8 +30,8 @@ const (
 const Context = "https://schema.org"
 
 // iriTerms are the terms the schema.org context types as IRIs ("@type":
-// "@id"), whose IRI values are written as plain strings; any other IRI is
-// written {"@id": …}.
+// "@id"), whose IRI values are written as plain strings and text values
+// as {"@value": …}; any other IRI is written {"@id": …}.
 var iriTerms = map[string]bool{"url": true, "license": true, "contentUrl": true, "sameAs": true}
 
 // Write writes r as a schema.org JSON-LD document.
@@ -56,16 +56,28 @@ func writeNode(b *bytes.Buffer, n *Node, indent string) {
 	for _, p := range n.Props {
 		var m bytes.Buffer
 		m.WriteString(quote(p.Name) + ": ")
-		if len(p.Values) > 1 {
-			m.WriteString("[")
-		}
-		for i, v := range p.Values {
-			if i > 0 {
-				m.WriteString(", ")
+		switch {
+		case len(p.Values) == 1:
+			writeValue(&m, p.Name, p.Values[0], indent)
+		case p.Values[0].Node != nil:
+			// An array of nodes: one a line, indented.
+			m.WriteString("[\n")
+			for i, v := range p.Values {
+				if i > 0 {
+					m.WriteString(",\n")
+				}
+				m.WriteString(indent + "  ")
+				writeValue(&m, p.Name, v, indent+"  ")
 			}
-			writeValue(&m, p.Name, v, indent)
-		}
-		if len(p.Values) > 1 {
+			m.WriteString("\n" + indent + "]")
+		default:
+			m.WriteString("[")
+			for i, v := range p.Values {
+				if i > 0 {
+					m.WriteString(", ")
+				}
+				writeValue(&m, p.Name, v, indent)
+			}
 			m.WriteString("]")
 		}
 		members = append(members, m.String())
@@ -89,6 +101,10 @@ func writeValue(b *bytes.Buffer, name string, v Value, indent string) {
 		b.WriteString(quote(v.IRI))
 	case v.IRI != "":
 		b.WriteString(`{"@id": ` + quote(v.IRI) + `}`)
+	case iriTerms[name]:
+		// Text where the context expects an IRI (a licence given as text):
+		// a value object keeps it a literal.
+		b.WriteString(`{"@value": ` + quote(v.Text) + `}`)
 	default:
 		b.WriteString(quote(v.Text))
 	}

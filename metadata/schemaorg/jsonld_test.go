@@ -63,8 +63,13 @@ func CheckGraph(t *testing.T, g *rdftest.Graph, r *metadata.Record) {
 	} else {
 		expect("datePublished")
 	}
-	if r.License.URI != "" {
+	switch {
+	case r.License.URI != "":
 		expect("license", rdftest.IRI(r.License.URI))
+	case r.License.Text != "":
+		expect("license", rdftest.Literal(r.License.Text))
+	default:
+		expect("license")
 	}
 	expect("description", literals(r.Description)...)
 	expect("inLanguage", literals(r.Language)...)

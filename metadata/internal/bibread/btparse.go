@@ -23,10 +23,13 @@ print JSON::PP->new->canonical->encode(\@out);`
 // Entry is a BibTeX entry as btparse parses it: fields raw, as written
 // (TeX and all), delimiters stripped and whitespace collapsed.
 type Entry struct {
-	Key    string            `json:"key"`
-	Type   string            `json:"type"`
+	// Key and Type are the entry's key and type.
+	Key  string `json:"key"`
+	Type string `json:"type"`
+	// Fields are its fields by name, raw.
 	Fields map[string]string `json:"fields"`
-	Error  string            `json:"error"`
+	// Error says why btparse could not parse it.
+	Error string `json:"error"`
 }
 
 // Parse parses doc with btparse. Any warning btparse gives fails the test.

@@ -21,23 +21,34 @@ import (
 // Record is what the tests read of one MODS record.
 type Record struct {
 	// Key is the record's ID: the BibTeX key, or RIS's ID tag.
-	Key   string `xml:"ID,attr"`
+	Key string `xml:"ID,attr"`
+	// Title is titleInfo/title.
 	Title string `xml:"titleInfo>title"`
+	// Names are the names, creators first.
 	Names []Name `xml:"name"`
 	// Issued is originInfo/dateIssued: "1903", "1903-05" or "1903-05-17".
-	Issued    string   `xml:"originInfo>dateIssued"`
-	Publisher string   `xml:"originInfo>publisher"`
-	Genres    []string `xml:"genre"`
-	Language  string   `xml:"language>languageTerm"`
-	Abstract  string   `xml:"abstract"`
-	Topics    []string `xml:"subject>topic"`
-	Notes     []string `xml:"note"`
-	URLs      []string `xml:"location>url"`
+	Issued string `xml:"originInfo>dateIssued"`
+	// Publisher is originInfo/publisher.
+	Publisher string `xml:"originInfo>publisher"`
+	// Genres are the genres bibutils gives.
+	Genres []string `xml:"genre"`
+	// Language is language/languageTerm.
+	Language string `xml:"language>languageTerm"`
+	// Abstract is the abstract.
+	Abstract string `xml:"abstract"`
+	// Topics are the subjects (keywords).
+	Topics []string `xml:"subject>topic"`
+	// Notes are the notes.
+	Notes []string `xml:"note"`
+	// URLs are location/url.
+	URLs []string `xml:"location>url"`
 }
 
 // Name is a MODS name.
 type Name struct {
-	Type  string `xml:"type,attr"`
+	// Type is "personal" for a person's name.
+	Type string `xml:"type,attr"`
+	// Parts are the name's parts, each with its type.
 	Parts []struct {
 		Type  string `xml:"type,attr"`
 		Value string `xml:",chardata"`
