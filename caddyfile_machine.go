@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -57,6 +59,15 @@ func (h *Handler) unmarshalMetadataDefaults(d *caddyfile.Dispenser) error {
 	md := MetadataDefaults{Prefix: d.Val(), Meta: map[string]string{}}
 	if d.NextArg() {
 		return d.ArgErr()
+	}
+	naan, shoulder, err := normalize.ParsePrefix(md.Prefix)
+	if err != nil {
+		return d.Errf("metadata_defaults %s: %v", md.Prefix, err)
+	}
+	for _, other := range h.MetadataDefaults {
+		if n, s, _ := normalize.ParsePrefix(other.Prefix); n == naan && s == shoulder {
+			return d.Errf("metadata_defaults %s is %s, which already has defaults", md.Prefix, resolve.PolicyPrefix(naan, shoulder))
+		}
 	}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		name := d.Val()
