@@ -93,7 +93,11 @@ func (h *Handler) unmarshalMetadataDefaults(d *caddyfile.Dispenser) error {
 func checkFormatNames(names []string) error {
 	for _, name := range names {
 		if formatNamed(name) == nil {
-			return fmt.Errorf("%q is not a metadata format; there are %v", name, formatNames())
+			names := make([]string, len(metadataFormats))
+			for i, f := range metadataFormats {
+				names[i] = f.Name
+			}
+			return fmt.Errorf("%q is not a metadata format; there are %v", name, names)
 		}
 	}
 	return nil

@@ -26,11 +26,10 @@ type metadataReply struct {
 }
 
 // formatAnswer works out the answer to a request for an ARK's metadata
-// in the format called name ("?info=bibtex"), q its query: the format's
-// own URL, for clients that cannot set Accept and for DOI-style
-// redirects. It answers for every ARK ?info describes (withdrawn ones
-// too); 404 for an unknown format, listing the known ones.
-func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resolve.Resolution, name string, q url.Values) reply {
+// in format f ("?info=bibtex"), q its query: the format's own URL, for
+// clients that cannot set Accept and for DOI-style redirects. It answers
+// for every ARK ?info describes (withdrawn ones too).
+func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resolve.Resolution, f *metadataFormat, q url.Values) reply {
 	refuse := func(out resolve.Outcome, status int, reason string) reply {
 		a := refusal(status, reason, res.Key)
 		a.out = out
@@ -38,11 +37,6 @@ func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resol
 	}
 	if res.Key == "" || (res.Entry == nil && res.Tmpl == nil) {
 		return refuse(res.Outcome, res.Status, res.Reason)
-	}
-	f := formatNamed(name)
-	if f == nil {
-		return refuse(resolve.OutcomeNotFound, http.StatusNotFound,
-			res.Key+" has no metadata format "+strings.ToValidUTF8(name, "")+"; it has "+strings.Join(formatNames(), ", "))
 	}
 	target, err := h.infoTarget(res, repl)
 	if err != nil {
@@ -105,13 +99,4 @@ func contentType(mediaType string) string {
 		return mediaType + "; charset=utf-8"
 	}
 	return mediaType
-}
-
-// formatNames returns the names of the metadata formats.
-func formatNames() []string {
-	names := make([]string, len(metadataFormats))
-	for i, f := range metadataFormats {
-		names[i] = f.Name
-	}
-	return names
 }

@@ -142,12 +142,17 @@ func TestInfoNegotiation(t *testing.T) {
 	}
 }
 
-// Each format has a URL of its own; an unknown one is 404 naming those
-// there are.
+// Each format has a URL of its own; a query naming no format goes to the
+// target as before.
 func TestFormatURLs(t *testing.T) {
 	s := signpostSite(t, "")
-	if got := s.get("/ark:12345/sp1?info=marc"); got.status != 404 || !strings.Contains(got.body, "linkset-json") {
-		t.Errorf("?info=marc: %d %q", got.status, got.body)
+	for _, q := range []string{"info=marc", "info=%zz", "info=1"} {
+		if got := s.get("/ark:12345/sp2?" + q); got.status != 302 || got.location != "https://repo.example.org/sp2?"+q {
+			t.Errorf("?%s: %d %q", q, got.status, got.location)
+		}
+	}
+	if got := s.get("/ark:12345/sp2?info=bibtex&style=x"); got.status != 200 || got.header.Get("Content-Type") != "application/x-bibtex; charset=utf-8" {
+		t.Errorf("?info=bibtex with another parameter: %d %q", got.status, got.header.Get("Content-Type"))
 	}
 	if got := s.get("/ark:12345/nothing?info=linkset"); got.status != 404 {
 		t.Errorf("an unknown ARK's linkset: %d %q", got.status, got.body)

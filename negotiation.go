@@ -85,16 +85,16 @@ func quoteParam(v string) string {
 	return v
 }
 
-// formatRequested returns the format name of a request for an ARK's
-// metadata in one format ("?info=bibtex"), and the query it came with;
-// ok is false for any other query, which goes to the target as before.
-func formatRequested(u *url.URL) (name string, q url.Values, ok bool) {
+// formatRequested returns the format of a request for an ARK's metadata
+// in one format ("?info=bibtex"), and the query it came with; ok is false
+// for any other query ("?info=1" too), which goes to the target as before.
+func formatRequested(u *url.URL) (f *metadataFormat, q url.Values, ok bool) {
 	if !strings.HasPrefix(u.RawQuery, "info=") {
-		return "", nil, false
+		return nil, nil, false
 	}
-	q, err := url.ParseQuery(u.RawQuery)
-	if err != nil || len(q["info"]) != 1 {
-		return "", nil, false
+	q, _ = url.ParseQuery(u.RawQuery) // what parses, even when the rest does not
+	if f = formatNamed(q.Get("info")); f == nil {
+		return nil, nil, false
 	}
-	return q.Get("info"), q, true
+	return f, q, true
 }

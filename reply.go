@@ -137,8 +137,8 @@ func (h *Handler) resolutionAnswer(r *http.Request, rs *resolve.Resolver, repl *
 		a.core, a.res = core, res
 		return a
 	}
-	if name, q, ok := formatRequested(r.URL); ok && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
-		a := h.formatAnswer(r, repl, res, name, q)
+	if f, q, ok := formatRequested(r.URL); ok && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
+		a := h.formatAnswer(r, repl, res, f, q)
 		a.core, a.res = core, res
 		return a
 	}

@@ -243,3 +243,13 @@ func TestSignpostingOff(t *testing.T) {
 		}
 	}
 }
+
+// describedBy returns the answer's first describedby link (its ?info) as
+// `<target>; rel="describedby"`, "" when it has none: what the tests of
+// self-links compare, whatever else signposting adds.
+func describedBy(got answer) string {
+	if d := links(got)["describedby"]; len(d) > 0 {
+		return "<" + d[0] + `>; rel="describedby"`
+	}
+	return ""
+}

@@ -25,7 +25,7 @@ func TestNamedSiteDoesNotReflectAForgedPort(t *testing.T) {
 		"[127.0.0.1]":         `<http://127.0.0.1/ark:12345/x5?info>; rel="describedby"`,
 	} {
 		got, _ := s.getWithHost("/ark:12345/x5", host, nil)
-		if link := got.header.Get("Link"); link != want {
+		if link := describedBy(got); link != want {
 			t.Errorf("Host %q: Link %q, want %q", host, link, want)
 		}
 		_, record := s.getWithHost("/ark:12345/x5?info", host, acceptJSON)
