@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -40,7 +41,7 @@ func (h *Handler) unmarshalSignposting(d *caddyfile.Dispenser) error {
 // unmarshalNegotiate reads "negotiate off".
 func (h *Handler) unmarshalNegotiate(d *caddyfile.Dispenser) error {
 	var s string
-	if err := unmarshalOne(d, &s); err != nil {
+	if err := caddyfileargs.One(d, &s); err != nil {
 		return err
 	}
 	if s != "off" {

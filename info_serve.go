@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/negotiate"
 	"github.com/caddy-ark/caddy-ark/normalize"
@@ -108,7 +109,7 @@ func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Re
 		if err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
-		body = append(info.EscapeInvisibleJSON(data), '\n')
+		body = append(visible.EscapeJSON(data), '\n')
 	case info.FormatHTML:
 		page, err := info.RenderPage(h.infoPage, rec)
 		if err != nil {
