@@ -27,6 +27,7 @@ var subdirectives = []string{
 	"naan", "table", "map", "shoulder", "foreign", "base_url", "ready",
 	"organization", "max_length", "cache_size", "policy", "info_template",
 	"watch", "verify_tables", "store", "minter", "stats", "api", "targets_check",
+	"signposting", "negotiate", "metadata_defaults",
 }
 
 func init() {
@@ -67,6 +68,13 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			key <name> <sha256-hex> <scope>...
 //			key_file <file>
 //			max_body <bytes>
+//		}
+//		signposting off | signposting {
+//			formats <name>...
+//		}
+//		negotiate off
+//		metadata_defaults <ark:naan/shoulder | ark:naan> {
+//			<name> <value>
 //		}
 //		targets_check [{
 //			interval <duration>
@@ -146,6 +154,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.TargetsCheck = &targets.Config{}
 			err = h.TargetsCheck.UnmarshalCaddyfile(d)
+		case "signposting":
+			err = h.unmarshalSignposting(d)
+		case "negotiate":
+			err = h.unmarshalNegotiate(d)
+		case "metadata_defaults":
+			err = h.unmarshalMetadataDefaults(d)
 		default:
 			err = d.Errf("unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
 		}

@@ -2,13 +2,17 @@ package ark
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/visible"
+	"github.com/caddy-ark/caddy-ark/metadata"
+	"github.com/caddy-ark/caddy-ark/negotiate"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/signpost"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
@@ -24,7 +28,7 @@ func (h *Handler) infoAnswer(r *http.Request, rs *resolve.Resolver, repl *caddy.
 		a.out = out
 		return a
 	}
-	metadata := func(rec *info.Record) reply {
+	answer := func(rec *info.Record) reply {
 		return reply{kind: replyInfo, status: http.StatusOK, out: resolve.OutcomeMetadata, record: rec}
 	}
 	if res.Key == "" {
@@ -33,28 +37,28 @@ func (h *Handler) infoAnswer(r *http.Request, rs *resolve.Resolver, repl *caddy.
 			return refuse(res.Outcome, res.Status, res.Reason, res.Key)
 		}
 		if pol := rs.Policies().Exact(naan, ""); pol != nil {
-			return metadata(info.NewPolicyRecord(h.self(r), core, pol))
+			return answer(info.NewPolicyRecord(h.self(r), core, pol))
 		}
 		return refuse(resolve.OutcomeNotFound, http.StatusNotFound, resolve.PolicyPrefix(naan, "")+" has no policy here", "")
 	}
 	if res.How != "exact" && res.Ark.Qualifier() == "" {
 		if pol := rs.Policies().Exact(res.Ark.NAAN(), res.Ark.Name()); pol != nil {
-			return metadata(info.NewPolicyRecord(h.self(r), core, pol))
+			return answer(info.NewPolicyRecord(h.self(r), core, pol))
 		}
 	}
 	if res.Entry == nil && res.Tmpl == nil {
 		return refuse(res.Outcome, res.Status, res.Reason, res.Key)
 	}
-	target := res.Target
-	if res.Tmpl != nil {
-		var err error
-		if target, err = buildTarget(res, repl, ""); err != nil {
-			return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
-		}
+	target, err := h.infoTarget(res, repl)
+	if err != nil {
+		return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, res.Key+": "+err.Error(), res.Key)
 	}
-	rec := info.NewRecord(h.self(r), core, res, target, rs.Policies().Covering(res.Ark))
+	at := h.self(r)
+	rec := info.NewRecord(at, core, res, target, rs.Policies().Covering(res.Ark))
 	h.addTargetCheck(r.Context(), rec, res)
-	return metadata(rec)
+	a := answer(rec)
+	a.describe = func() (*signpost.Subject, *metadata.Record) { return h.describe(at, res, target) }
+	return a
 }
 
 // bareNAAN returns the NAAN that core names alone ("ark:12345",
@@ -65,10 +69,40 @@ func bareNAAN(core string) (string, bool) {
 }
 
 // writeInfo writes rec in the format the request's Accept header prefers,
-// with a Link to the identifier it describes.
-func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Record) error {
+// with a Link to the identifier it describes: ERC, JSON or HTML, or, for
+// an identifier that describe describes (nil for a NAAN or shoulder), one
+// of its metadata formats; 406 listing them when Accept allows none.
+// Without negotiation, ERC, JSON or HTML, text/plain when Accept allows
+// none. Any origin may read it.
+func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Record, describe func() (*signpost.Subject, *metadata.Record)) error {
+	hdr := w.Header()
+	hdr.Set("Access-Control-Allow-Origin", "*")
+	addVary(hdr)
+	accept := r.Header.Values("Accept")
+	format := info.Negotiate(accept)
+	if h.machine.negotiate {
+		offers := infoTypes
+		if describe != nil {
+			offers = h.machine.infoOffers
+		}
+		i := negotiate.Choose(accept, offers)
+		switch {
+		case i < 0:
+			return h.refuse(w, r, http.StatusNotAcceptable, rec.Normalized+"?info is available as "+strings.Join(offers, ", ")+"; Accept allows none of them", rec.Normalized)
+		case i >= len(infoTypes):
+			s, m := describe()
+			reply, err := renderMetadata(h.machine.namedFormat[i-len(infoTypes)], offers[i], negotiate.Params(accept, offers[i]), s, m)
+			if errors.As(err, new(caddyhttp.HandlerError)) {
+				return err
+			}
+			if err != nil {
+				return h.refuse(w, r, http.StatusBadRequest, err.Error(), rec.Normalized)
+			}
+			return h.writeMetadata(w, reply)
+		}
+		format = info.Format(i)
+	}
 	var body []byte
-	format := info.Negotiate(r.Header.Values("Accept"))
 	switch format {
 	case info.FormatJSON:
 		data, err := json.MarshalIndent(rec, "", "  ")
@@ -85,10 +119,8 @@ func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Re
 	default:
 		body = []byte(info.ANVL(rec))
 	}
-	hdr := w.Header()
 	hdr.Set("Content-Type", info.ContentTypes[format])
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Add("Vary", "Accept")
 	hdr.Add("Link", "<"+rec.URL+`>; rel="describes"`)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)

@@ -191,6 +191,28 @@ type Handler struct {
 	// data directory.
 	TargetsCheck *targets.Config `json:"targets_check,omitempty"`
 
+	// Turns off FAIR Signposting: resolved ARKs then carry only a
+	// describedby link to their ?info and, when served in place, cite-as,
+	// instead of cite-as, describedby for each advertised metadata format,
+	// type, license, author, item and linkset (docs/machine-readable.md).
+	NoSignposting bool `json:"no_signposting,omitempty"`
+
+	// Turns off content negotiation: a plain ARK then resolves whatever
+	// Accept asks for, and ?info chooses between ERC, JSON and HTML only,
+	// answering text/plain when Accept allows none of them. The metadata
+	// formats stay at their own URLs ("?info=bibtex").
+	NoNegotiation bool `json:"no_negotiation,omitempty"`
+
+	// The metadata formats, by name, whose describedby links the Link
+	// headers of resolved ARKs carry (every format is in the linkset).
+	// Default: datacite, schemaorg and bibtex, which keep the header under
+	// 1 KiB; an empty list advertises none but ?info.
+	SignpostFormats []string `json:"signpost_formats,omitempty"`
+
+	// Metadata values for every ARK under a NAAN or shoulder that its own
+	// meta does not give, such as an institution's publisher and licence.
+	MetadataDefaults []MetadataDefaults `json:"metadata_defaults,omitempty"`
+
 	resolver  atomic.Pointer[resolve.Resolver]
 	base      info.Links // from BaseURL
 	siteHosts siteHosts
@@ -203,6 +225,7 @@ type Handler struct {
 	console   *console.Console // the API's console, when it has one
 	stats     handlerStats
 	checks    handlerChecks
+	machine   machineReadable
 }
 
 // CaddyModule returns the Caddy module information.
@@ -241,6 +264,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 	}
 	if h.infoPage, err = info.LoadPage(h.InfoTemplate); err != nil {
+		return err
+	}
+	cacheSize := 0
+	if h.CacheSize >= 0 {
+		cacheSize = h.cacheSize()
+	}
+	if err := h.provisionMachineReadable(cacheSize); err != nil {
 		return err
 	}
 	if h.minters, err = mint.Compile(h.Minters); err != nil {
@@ -336,6 +366,12 @@ func (h *Handler) Validate() error {
 	if err := h.checkReadyPath(); err != nil {
 		return err
 	}
+	if err := checkFormatNames(h.SignpostFormats); err != nil {
+		return fmt.Errorf("signpost_formats: %v", err)
+	}
+	if _, err := compileMetadataDefaults(h.MetadataDefaults); err != nil {
+		return err
+	}
 	if h.Stats != nil {
 		if err := h.Stats.Validate(); err != nil {
 			return err
@@ -388,6 +424,7 @@ func (h *Handler) Cleanup() error {
 	h.stopChecks()
 	h.closeStore()
 	h.leaveMetrics()
+	h.closeMachineReadable()
 	if h.logs != nil {
 		h.logs.Close()
 	}

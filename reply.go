@@ -8,7 +8,9 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
+	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/signpost"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -24,6 +26,7 @@ const (
 	replyDirectory                  // a redirect adding the "/" an in-place directory needs
 	replyInPlace                    // the request rewritten to a local target, for next
 	replyInfo                       // ?info: a metadata record
+	replyMetadata                   // an identifier's metadata in one format
 	replyReady                      // the readiness check
 	replyWellKnown                  // /.well-known/ark
 	replyError                      // an error for Caddy to answer
@@ -52,6 +55,9 @@ type reply struct {
 
 	// links says whether the answer carries the identifier's Link headers.
 	links bool
+	// cors says whether any origin may read the answer: metadata, and
+	// the redirect to it.
+	cors bool
 	// allow is the Allow header of a 405, "" otherwise.
 	allow string
 	// retry says whether a 503 carries Retry-After.
@@ -62,7 +68,12 @@ type reply struct {
 	served   *url.URL     // the local target an in-place answer rewrites to
 	query    string       // the query an in-place directory's redirect keeps
 	record   *info.Record // ?info's record
-	ready    readiness    // the readiness check's report
+	// describe builds the signposting and metadata record of ?info's
+	// identifier, for ?info to answer in a metadata format; nil for a
+	// NAAN's or shoulder's policy.
+	describe func() (*signpost.Subject, *metadata.Record)
+	metadata *metadataReply // replyMetadata's format and record
+	ready    readiness      // the readiness check's report
 }
 
 // refusal returns an answer refusing a request with status and reason;
@@ -126,8 +137,16 @@ func (h *Handler) resolutionAnswer(r *http.Request, rs *resolve.Resolver, repl *
 		a.core, a.res = core, res
 		return a
 	}
+	if f, q, ok := formatRequested(r.URL); ok && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
+		a := h.formatAnswer(r, repl, res, f, q)
+		a.core, a.res = core, res
+		return a
+	}
 	if res.Key == "" {
 		return refuse(res.Outcome, res.Status, res.Reason)
+	}
+	if f, params := h.metadataAsked(r, res); f != nil {
+		return h.metadataRedirect(r, core, res, f, params)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {

@@ -23,11 +23,16 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, a *reply, next c
 	case replyWellKnown:
 		return writeWellKnown(w, a)
 	case replyInfo:
-		return h.writeInfo(w, r, a.record)
+		return h.writeInfo(w, r, a.record, a.describe)
+	case replyMetadata:
+		return h.writeMetadata(w, a.metadata)
 	}
 	hdr := w.Header()
 	if a.links {
-		h.self(r).AddLinks(hdr, a.res)
+		h.addSignposting(hdr, h.self(r), a.res)
+	}
+	if a.cors {
+		hdr.Set("Access-Control-Allow-Origin", "*")
 	}
 	switch a.kind {
 	case replyRedirect:

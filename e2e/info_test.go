@@ -89,15 +89,27 @@ func decodeRecord(t *testing.T, got caddytest.Answer) jsonRecord {
 // links returns the targets of the answer's Link headers by relation.
 func links(got caddytest.Answer) map[string][]string {
 	out := map[string][]string{}
-	for _, v := range got.Header.Values("Link") {
-		for _, link := range strings.Split(v, ",") {
-			target, params, _ := strings.Cut(strings.TrimSpace(link), ";")
-			rel := strings.TrimSpace(params)
-			rel = strings.Trim(strings.TrimPrefix(rel, "rel="), `"`)
-			out[rel] = append(out[rel], strings.Trim(target, "<>"))
+	parsed, err := testkit.ParseLinkHeader(got.Header.Values("Link"), false)
+	if err != nil {
+		out["unparsable"] = []string{err.Error()}
+		return out
+	}
+	for _, l := range parsed {
+		for _, rel := range l.Rels() {
+			out[rel] = append(out[rel], l.Target)
 		}
 	}
 	return out
+}
+
+// describedBy returns the answer's first describedby link (its ?info) as
+// `<target>; rel="describedby"`, "" when it has none: what the tests of
+// self-links compare, whatever else signposting adds.
+func describedBy(got caddytest.Answer) string {
+	if d := links(got)["describedby"]; len(d) > 0 {
+		return "<" + d[0] + `>; rel="describedby"`
+	}
+	return ""
 }
 
 // lines returns the lines of an ANVL answer.

@@ -31,7 +31,7 @@ http://*.example.test:` + port + ` {
 			host := fmt.Sprintf("h%d.Example.test:%s", i, port)
 			got, _ := siteGetWithHost(s, "/ark:12345/x5", host, nil)
 			want := fmt.Sprintf(`<http://h%d.example.test:%s/ark:12345/x5?info>; rel="describedby"`, i, port)
-			if link := got.Header.Get("Link"); link != want {
+			if link := describedBy(got); link != want {
 				t.Fatalf("round %d, Host %s: Link %q, want %q", round, host, link, want)
 			}
 		}

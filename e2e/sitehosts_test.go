@@ -27,7 +27,7 @@ func TestNamedSiteDoesNotReflectAForgedPort(t *testing.T) {
 		"[127.0.0.1]":         `<http://127.0.0.1/ark:12345/x5?info>; rel="describedby"`,
 	} {
 		got, _ := siteGetWithHost(s, "/ark:12345/x5", host, nil)
-		if link := got.Header.Get("Link"); link != want {
+		if link := describedBy(got); link != want {
 			t.Errorf("Host %q: Link %q, want %q", host, link, want)
 		}
 		_, record := siteGetWithHost(s, "/ark:12345/x5?info", host, acceptJSON)

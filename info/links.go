@@ -1,11 +1,5 @@
 package info
 
-import (
-	"net/http"
-
-	"github.com/caddy-ark/caddy-ark/resolve"
-)
-
 // Links says where this site's links to itself point, for one request.
 type Links struct {
 	// Base is the URL identifiers are appended to, without a trailing "/":
@@ -26,21 +20,4 @@ func (s Links) IdentifierURL(key string) string {
 // InfoURL is the URL of the metadata about the identifier key.
 func (s Links) InfoURL(key string) string {
 	return s.IdentifierURL(key) + "?info"
-}
-
-// AddLinks adds the Link headers of an answer for a resolved identifier:
-// describedby to its metadata (ARKs only: ?info is not URN syntax), and
-// cite-as (RFC 8574) to its canonical URL when it is served in place.
-func (s Links) AddLinks(h http.Header, res *resolve.Resolution) {
-	switch res.Outcome {
-	case resolve.OutcomeInPlace, resolve.OutcomeRedirect, resolve.OutcomeRelated, resolve.OutcomeGone:
-	default:
-		return
-	}
-	if res.IsARK {
-		h["Link"] = append(h["Link"], "<"+s.Base+"/"+res.Key+`?info>; rel="describedby"`)
-	}
-	if res.Outcome == resolve.OutcomeInPlace {
-		h["Link"] = append(h["Link"], "<"+s.Base+"/"+res.Key+`>; rel="cite-as"`)
-	}
 }

@@ -1,0 +1,175 @@
+package ark
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+
+	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/metadata"
+	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/signpost"
+	"github.com/dgraph-io/ristretto/v2"
+)
+
+// machineReadable is what the handler needs to make identifiers readable
+// by machines: FAIR Signposting on their answers, their metadata formats,
+// and content negotiation between them (docs/machine-readable.md).
+type machineReadable struct {
+	signposting bool              // the Link headers of signpost, else only describedby ?info and cite-as
+	negotiate   bool              // Accept chooses metadata on identifiers' URLs and ?info
+	advertised  []string          // the names of the formats whose describedby links Link headers carry
+	described   []signpost.Format // the formats describedby links name (all but the linksets)
+	namedTypes  []string          // the media types a plain ARK's Accept may ask for, by namedFormat
+	namedFormat []*metadataFormat
+	infoOffers  []string // ?info's media types: infoTypes, then namedTypes
+	defaults    defaultsByPrefix
+	headers     *ristretto.Cache[string, *signposted] // Link headers by identifier; nil without cache
+}
+
+// signposted is the Link header of an identifier, kept with what it was
+// built from: it is used again only for the same base, answer and meta.
+type signposted struct {
+	base   string
+	status int
+	how    string
+	meta   map[string]string
+	header []string // a link a value, its capacity its length: an append copies
+}
+
+// varyAccept is the Vary header of answers that depend on Accept; its
+// capacity is its length, so a handler adding to Vary copies it.
+var varyAccept = slices.Clip([]string{"Accept"})
+
+// provisionMachineReadable sets up signposting and negotiation from the
+// configuration, with a cache of cacheSize Link headers (none when 0).
+func (h *Handler) provisionMachineReadable(cacheSize int) error {
+	m := machineReadable{signposting: !h.NoSignposting, negotiate: !h.NoNegotiation, advertised: h.SignpostFormats}
+	if m.advertised == nil {
+		m.advertised = defaultAdvertised
+	}
+	var err error
+	if m.defaults, err = compileMetadataDefaults(h.MetadataDefaults); err != nil {
+		return err
+	}
+	for i := range metadataFormats {
+		f := &metadataFormats[i]
+		if f.MediaType != signpost.LinksetJSON && f.MediaType != signpost.LinksetText {
+			m.described = append(m.described, f.Format)
+		}
+		for _, t := range f.mediaTypes() {
+			m.namedTypes, m.namedFormat = append(m.namedTypes, t), append(m.namedFormat, f)
+		}
+	}
+	m.infoOffers = append(slices.Clip(infoTypes), m.namedTypes...)
+	if cacheSize > 0 && m.signposting {
+		if m.headers, err = newRistretto[*signposted](cacheSize); err != nil {
+			return err
+		}
+	}
+	h.machine = m
+	return nil
+}
+
+// closeMachineReadable stops the Link header cache's goroutines.
+func (h *Handler) closeMachineReadable() {
+	if h.machine.headers != nil {
+		h.machine.headers.Close()
+	}
+}
+
+// addSignposting adds the Link header of an answer for the resolved
+// identifier res (exact, inherited, template; in place, redirected or
+// withdrawn), and Vary: Accept when negotiation could have answered it
+// otherwise. A URN has no ?info: it keeps cite-as alone when served in
+// place.
+func (h *Handler) addSignposting(hdr http.Header, at info.Links, res *resolve.Resolution) {
+	switch res.Outcome {
+	case resolve.OutcomeInPlace, resolve.OutcomeRedirect, resolve.OutcomeRelated, resolve.OutcomeGone:
+	default:
+		return
+	}
+	if !res.IsARK || !h.machine.signposting {
+		signpost.AddBasic(hdr, at.IdentifierURL(res.Key), res.IsARK, res.Outcome == resolve.OutcomeInPlace)
+		if res.IsARK && h.machine.negotiate {
+			addVary(hdr)
+		}
+		return
+	}
+	link := h.linkHeader(at, res)
+	if hdr["Link"] == nil {
+		hdr["Link"] = link
+	} else {
+		hdr["Link"] = append(hdr["Link"], link...)
+	}
+	if h.machine.negotiate {
+		addVary(hdr)
+	}
+}
+
+// addVary says that the answer depends on Accept.
+func addVary(hdr http.Header) {
+	if hdr["Vary"] == nil {
+		hdr["Vary"] = varyAccept
+	} else if !slices.Contains(hdr["Vary"], "Accept") {
+		hdr["Vary"] = append(hdr["Vary"], "Accept")
+	}
+}
+
+// linkHeader returns the Link header of res's answers, from the cache
+// when it holds one built from the same base, answer and meta.
+func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
+	var meta map[string]string
+	if res.Entry != nil {
+		meta = res.Entry.Meta
+	}
+	c := h.machine.headers
+	if c != nil {
+		if s, ok := c.Get(res.Key); ok && s.base == at.Base && s.status == res.Status && s.how == res.How && maps.Equal(s.meta, meta) {
+			return s.header
+		}
+	}
+	subject, _ := h.describe(at, res, "")
+	s := &signposted{base: at.Base, status: res.Status, how: res.How, meta: meta,
+		header: subject.Header(h.machine.advertised, signpost.MaxHeaderBytes)}
+	if c != nil {
+		c.Set(res.Key, s, 1)
+	}
+	return s.header
+}
+
+// describe returns the signposting and the metadata record of the
+// resolved identifier res, target its built target.
+func (h *Handler) describe(at info.Links, res *resolve.Resolution, target string) (*signpost.Subject, *metadata.Record) {
+	var meta map[string]string
+	if res.Entry != nil {
+		meta = res.Entry.Meta
+	}
+	var defaults metadata.Defaults
+	if res.IsARK {
+		defaults = h.machine.defaults.covering(res.Ark)
+	}
+	url := at.IdentifierURL(res.Key)
+	rec := metadata.New(metadata.Identifier{ID: res.Key, URL: url, Resolver: at.Base + "/", Target: target,
+		Status: res.Status, Reason: res.Reason}, meta, defaults, h.Organization)
+	var types, authors []string
+	if rec.Type.General != "" {
+		types = []string{"https://schema.org/" + rec.Type.SchemaOrg()}
+	}
+	for _, c := range rec.Creators {
+		if c.URI != "" {
+			authors = append(authors, c.URI)
+		}
+	}
+	var items []signpost.Item
+	for _, it := range rec.Items {
+		items = append(items, signpost.Item{Href: it.URL, Type: it.Type})
+	}
+	successor := ""
+	if rec.Withdrawal != nil && rec.Withdrawal.Successor != nil {
+		successor = rec.Withdrawal.Successor.URL
+	}
+	subject := signpost.NewSubject(url, res.Outcome == resolve.OutcomeInPlace, h.machine.described,
+		types, rec.License.URI, authors, items, successor)
+	return subject, rec
+}
