@@ -6,7 +6,6 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/targets"
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -40,7 +39,6 @@ func (h *Handler) observe(r *http.Request, a *reply) {
 	}
 	var fields zapcore.ObjectMarshaler = res // no allocation in the common case
 	if out != res.Outcome {
-		r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer).Set("http.ark.outcome", out.String())
 		fields = resolve.Answer{ID: res.Key, Outcome: out}
 	}
 	if accessLogged(r) {

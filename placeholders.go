@@ -11,7 +11,8 @@ import (
 // for one.
 type arkVars struct {
 	res    *resolve.Resolution
-	target string // set once the target is built
+	target string          // set once the target is built
+	out    resolve.Outcome // the answer's outcome, once worked out
 }
 
 // get answers one placeholder; it is a caddy.ReplacerFunc.
@@ -23,7 +24,7 @@ func (v *arkVars) get(key string) (any, bool) {
 	res := v.res
 	switch name {
 	case "outcome":
-		return res.Outcome.String(), true
+		return v.out.String(), true
 	case "target":
 		return v.target, true
 	case "id":

@@ -50,6 +50,9 @@ type reply struct {
 	// out is the outcome observed: res's, unless the request was refused
 	// after resolution or its in-place target turned out missing.
 	out resolve.Outcome
+	// vars are the request's {http.ark.*} placeholders, nil when nothing
+	// resolved: the outcome they say changes with out.
+	vars *arkVars
 	// target is the built target, "" until it is built.
 	target string
 
@@ -108,10 +111,11 @@ func (h *Handler) answer(r *http.Request) reply {
 	}
 	res := rs.Resolve(r.Context(), core)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	vars := &arkVars{res: res}
+	vars := &arkVars{res: res, out: res.Outcome}
 	repl.Map(vars.get)
 	a := h.resolutionAnswer(r, rs, repl, core, res)
-	vars.target = a.target
+	vars.target, vars.out = a.target, a.out
+	a.vars = vars
 	return a
 }
 

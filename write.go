@@ -61,7 +61,7 @@ func (h *Handler) writeInPlace(w http.ResponseWriter, r *http.Request, a *reply,
 	if status != http.StatusNotFound && status != 0 {
 		return err
 	}
-	a.out = resolve.OutcomeMissing
+	a.out, a.vars.out = resolve.OutcomeMissing, resolve.OutcomeMissing
 	if status == 0 {
 		h.logs.Log("no next handler", zap.ErrorLevel, "no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
 			zap.String("id", a.res.Key), zap.String("target", a.target))

@@ -24,3 +24,24 @@ func TestUnknownArkPlaceholderIsRefusedAtLoad(t *testing.T) {
 		t.Errorf("known placeholders: %v", err)
 	}
 }
+
+// {http.ark.outcome} says the answer given, also in a header that is set
+// as the answer is written: invalid for an identifier refused after it
+// resolved (a template that would expand to an empty blade), metadata for
+// ?info.
+func TestOutcomePlaceholderSaysTheAnswer(t *testing.T) {
+	s := caddytest.StartSite(t, `header >X-Outcome {http.ark.outcome}
+	ark {
+		shoulder ark:12345/t3 https://repo.example.org/t/{http.ark.blade}.html
+	}`)
+	for path, want := range map[string]string{
+		"/ark:12345/t3x7":      "redirect",
+		"/ark:12345/t3":        "invalid",
+		"/ark:12345/t3x7?info": "metadata",
+	} {
+		got := s.Get(path)
+		if outcome := got.Header.Get("X-Outcome"); outcome != want {
+			t.Errorf("%s: %d, X-Outcome %q, want %q", path, got.Status, outcome, want)
+		}
+	}
+}
