@@ -68,7 +68,7 @@ func (s *siteHosts) origin(r *http.Request) (siteOrigin, bool) {
 	if key.tls {
 		o.origin = "https://" + host
 	}
-	if site.nOrigins.Add(1) <= maxOrigins {
+	if n := site.nOrigins.Load(); n < maxOrigins && site.nOrigins.CompareAndSwap(n, n+1) {
 		site.origins.Store(key, o)
 	}
 	return o, true

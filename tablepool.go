@@ -45,15 +45,23 @@ type liveTable struct {
 // compiled table), and that can read it into the page cache ahead of
 // them, so that the first seconds after a start are not spent waiting on
 // the disk.
-type warmer interface{ Warm() }
+type warmer interface{ Warm(stop <-chan struct{}) }
 
 // pooledTable is a table in the pool.
-type pooledTable struct{ t table.Table }
+type pooledTable struct {
+	t table.Table
+	// stop is closed once the pool lets go of t: it stops warming it.
+	stop chan struct{}
+}
 
-// Destruct implements caddy.Destructor. A table in the heap holds nothing
-// but memory; a compiled table's mapping is released once the table is
-// garbage, when no request still reads it (see compiledTable).
-func (pooledTable) Destruct() error { return nil }
+// Destruct implements caddy.Destructor: it stops warming the table. A
+// table in the heap holds nothing but memory; a compiled table's mapping
+// is released once the table is garbage, when no request still reads it
+// (see compiledTable).
+func (p pooledTable) Destruct() error {
+	close(p.stop)
+	return nil
+}
 
 // fileStamp tells versions of a table file apart without reading it.
 type fileStamp struct {
@@ -153,10 +161,11 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (tab
 		if err != nil {
 			return nil, err
 		}
+		p := pooledTable{t: t, stop: make(chan struct{})}
 		if w, ok := t.(warmer); ok {
-			go w.Warm()
+			go w.Warm(p.stop)
 		}
-		return pooledTable{t}, nil
+		return p, nil
 	})
 	if err != nil {
 		// The pool dropped the key: there is nothing to release.

@@ -2,6 +2,7 @@ package table
 
 import (
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 )
 
@@ -21,13 +22,22 @@ var warmSink atomic.Uint64
 // after a start of a large table slow. Keys and targets, the largest
 // part, are left to the lookups. It changes nothing and may run beside
 // lookups; it is meant to run in a goroutine of its own once the table
-// is open.
-func (t *Compiled) Warm() {
+// is open, and stops early once stop is closed (the table replaced). A
+// file that shrinks under it (written over in place rather than renamed)
+// marks the table damaged, as a lookup would, instead of crashing.
+func (t *Compiled) Warm(stop <-chan struct{}) {
+	defer recoverFault(t.reportDamage)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	page := os.Getpagesize()
 	for _, section := range [][]byte{t.slots, t.records} {
 		from := offsetIn(t.data, section)
 		end := from + len(section)
 		for ; from < end; from += warmStep {
+			select {
+			case <-stop:
+				return
+			default:
+			}
 			to := min(from+warmStep, end)
 			for at := from; at < to; at += readAheadStep {
 				willNeed(t.data, at, min(at+readAheadStep, to))
@@ -43,7 +53,7 @@ func (t *Compiled) Warm() {
 
 // Warm reads the compiled table's index into the page cache (see
 // Compiled.Warm); the inline entries are in the heap already.
-func (l *layeredTable) Warm() { l.base.Warm() }
+func (l *layeredTable) Warm(stop <-chan struct{}) { l.base.Warm(stop) }
 
 // offsetIn returns where section, a subslice of data, starts in data.
 func offsetIn(data, section []byte) int {

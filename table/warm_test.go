@@ -22,7 +22,7 @@ func TestWarmReadsTheIndexOnly(t *testing.T) {
 	if !dropPages(t, ct) {
 		t.Skip("the page cache keeps this file's pages after POSIX_FADV_DONTNEED")
 	}
-	ct.Warm()
+	ct.Warm(nil)
 	resident := residentVector(t, ct.data)
 	index := pagesOf(ct.data, ct.slots)
 	index.to = pagesOf(ct.data, ct.records).to
@@ -70,4 +70,39 @@ func residentVector(tb testing.TB, data []byte) residency {
 		tb.Fatal(errno)
 	}
 	return vec
+}
+
+// A file written over in place (shrunk) while Warm reads it marks the
+// table damaged, as a lookup would, instead of crashing the server.
+func TestWarmOfAShrunkFileMarksItDamaged(t *testing.T) {
+	path, _ := compileKeys(t, 10_000)
+	ct, err := OpenCompiled(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	ct.Warm(nil)
+	if !Damaged(ct) {
+		t.Error("Warm of a shrunk file did not mark the table damaged")
+	}
+}
+
+// Warm stops at once when told to.
+func TestWarmStops(t *testing.T) {
+	path, _ := compileKeys(t, 100_000)
+	ct, err := OpenCompiled(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dropPages(t, ct) {
+		t.Skip("the page cache keeps this file's pages after POSIX_FADV_DONTNEED")
+	}
+	stop := make(chan struct{})
+	close(stop)
+	ct.Warm(stop)
+	if got := residentVector(t, ct.data).count(pagesOf(ct.data, ct.slots)); got > 2 {
+		t.Errorf("a stopped Warm read %d pages of the slots", got)
+	}
 }
