@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/caddy-ark/caddy-ark/mint"
+	"github.com/caddy-ark/caddy-ark/oai"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
@@ -66,6 +67,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			skip <origin or shoulder>...
 //			notify <url>
 //		}]
+//		oai <path> {
+//			admin_email <address>...
+//			repository_name <name>
+//			page_size <n>
+//		}
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -120,6 +126,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalAPI(d)
 		case "targets_check":
 			err = h.unmarshalTargetsCheck(d)
+		case "oai":
+			if h.OAI != nil {
+				return d.Err("oai: given twice")
+			}
+			h.OAI = new(oai.Config)
+			err = h.OAI.UnmarshalCaddyfile(d)
 		default:
 			err = d.Errf("unknown subdirective %q", d.Val())
 		}
