@@ -198,7 +198,7 @@ type Handler struct {
 	OAI *oai.Config `json:"oai,omitempty"`
 
 	resolver  atomic.Pointer[resolve.Resolver]
-	loaded    time.Time // when Provision ran: the datestamp of inline entries
+	loaded    time.Time  // when Provision ran: the datestamp of inline entries
 	base      info.Links // from BaseURL
 	siteHosts siteHosts
 	logger    *zap.Logger

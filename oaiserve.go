@@ -38,5 +38,4 @@ func (s oaiSite) Table() (table.Table, time.Time) {
 func (s oaiSite) Store() store.Store { return s.h.Store() }
 
 func (s oaiSite) Links(r *http.Request) info.Links { return s.h.self(r) }
-func (s oaiSite) Organization() string            { return s.h.Organization }
-
+func (s oaiSite) Organization() string             { return s.h.Organization }
