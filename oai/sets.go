@@ -6,9 +6,10 @@ import (
 	"github.com/caddy-ark/caddy-ark/normalize"
 )
 
-// set is one set: its setSpec and the prefix of the keys it holds, which
-// is also its setName.
-type set struct{ spec, prefix string }
+// set is one set: its setSpec, its setName (the prefix as identifiers
+// spell it: "ark:12345/x5", "ark:12345", "ark") and the prefix of the
+// keys it holds.
+type set struct{ spec, name, prefix string }
 
 // setsOf returns the sets key belongs to, widest first: "ark",
 // "ark:12345", "ark:12345:x5" (the shoulder, when the name has one), or
@@ -16,9 +17,9 @@ type set struct{ spec, prefix string }
 func setsOf(key string) []set {
 	if rest, ok := strings.CutPrefix(key, "urn:"); ok {
 		nid, _, _ := strings.Cut(rest, ":")
-		sets := []set{{"urn", "urn:"}}
+		sets := []set{{"urn", "urn", "urn:"}}
 		if specElement(nid) {
-			sets = append(sets, set{"urn:" + nid, "urn:" + nid + ":"})
+			sets = append(sets, set{"urn:" + nid, "urn:" + nid, "urn:" + nid + ":"})
 		}
 		return sets
 	}
@@ -26,13 +27,13 @@ func setsOf(key string) []set {
 	if err != nil {
 		return nil
 	}
-	sets := []set{{"ark", "ark:"}}
+	sets := []set{{"ark", "ark", "ark:"}}
 	if !specElement(a.NAAN()) {
 		return sets
 	}
-	sets = append(sets, set{"ark:" + a.NAAN(), "ark:" + a.NAAN() + "/"})
+	sets = append(sets, set{"ark:" + a.NAAN(), "ark:" + a.NAAN(), "ark:" + a.NAAN() + "/"})
 	if sh := a.Shoulder(); sh != "" {
-		sets = append(sets, set{"ark:" + a.NAAN() + ":" + sh, "ark:" + a.NAAN() + "/" + sh})
+		sets = append(sets, set{"ark:" + a.NAAN() + ":" + sh, "ark:" + a.NAAN() + "/" + sh, "ark:" + a.NAAN() + "/" + sh})
 	}
 	return sets
 }

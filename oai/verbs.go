@@ -103,7 +103,7 @@ func (p *provider) listSets(ctx context.Context, req *request, resp *response) *
 	for _, s := range sets {
 		resp.open("set")
 		resp.element("setSpec", s.spec)
-		resp.element("setName", s.prefix)
+		resp.element("setName", s.name)
 		resp.close("set")
 	}
 	resp.close("ListSets")
