@@ -13,23 +13,25 @@ const (
 	oaiSchema    = "http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd"
 )
 
-// response is an OAI-PMH document being written.
+// response is an OAI-PMH document being written: its answer, or its
+// error, in buf, and what comes before it.
 type response struct {
 	buf     bytes.Buffer
+	now     time.Time
 	baseURL string
-	started bool // the request element is written
+	req     *request // the request, when it is to be echoed with its arguments
 }
 
 func newResponse(now time.Time, baseURL string) *response {
-	r := &response{baseURL: baseURL}
-	r.buf.WriteString(xml.Header)
-	r.buf.WriteString(`<OAI-PMH xmlns="` + oaiNamespace + `" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="` + oaiNamespace + " " + oaiSchema + `">` + "\n")
-	r.element("responseDate", now.Format(secondFormat))
-	return r
+	return &response{now: now, baseURL: baseURL}
 }
 
-// request writes the request element with the arguments of req.
-func (r *response) request(req *request) {
+// request notes the request, to be echoed with its arguments unless it
+// turns out to be a badVerb or badArgument.
+func (r *response) request(req *request) { r.req = req }
+
+// writeRequest writes the request element with the arguments of req.
+func (r *response) writeRequest(req *request) {
 	r.buf.WriteString(`<request verb="`)
 	r.text(req.verb)
 	r.buf.WriteString(`"`)
@@ -46,16 +48,15 @@ func (r *response) request(req *request) {
 	r.buf.WriteString(">")
 	r.text(r.baseURL)
 	r.buf.WriteString("</request>\n")
-	r.started = true
 }
 
 // error writes an error; a badVerb or badArgument comes with the request
 // element without attributes, as the protocol asks.
 func (r *response) error(e *protocolError) {
-	if !r.started {
-		r.element("request", r.baseURL)
-		r.started = true
+	if e.code == codeBadVerb || e.code == codeBadArgument {
+		r.req = nil
 	}
+	r.buf.Reset()
 	r.buf.WriteString(`<error code="` + e.code + `">`)
 	r.text(e.reason)
 	r.buf.WriteString("</error>\n")
@@ -115,7 +116,19 @@ func (r *response) token(c, next *cursor) {
 	r.buf.WriteString("</resumptionToken>\n")
 }
 
+// bytes returns the whole document.
 func (r *response) bytes() []byte {
+	body := bytes.Clone(r.buf.Bytes())
+	r.buf.Reset()
+	r.buf.WriteString(xml.Header)
+	r.buf.WriteString(`<OAI-PMH xmlns="` + oaiNamespace + `" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="` + oaiNamespace + " " + oaiSchema + `">` + "\n")
+	r.element("responseDate", r.now.Format(secondFormat))
+	if r.req != nil {
+		r.writeRequest(r.req)
+	} else {
+		r.element("request", r.baseURL)
+	}
+	r.buf.Write(body)
 	r.buf.WriteString("</OAI-PMH>\n")
 	return r.buf.Bytes()
 }
