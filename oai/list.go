@@ -114,10 +114,9 @@ func (src *sources) storeItems(ctx context.Context, after uint64, w window, pref
 				if b == nil || b.Version != cands[i].New.Version || b.Status == 0 {
 					continue // changed since, or minted and not bound
 				}
-				if _, inTable := src.table.Lookup(b.Key); inTable {
-					continue
+				if !src.inTable(b.Key) {
+					items = append(items, storeItem(b, cands[i].Seq))
 				}
-				items = append(items, storeItem(b, cands[i].Seq))
 			}
 		}
 		last := chunk[len(chunk)-1]
@@ -127,6 +126,16 @@ func (src *sources) storeItems(ctx context.Context, after uint64, w window, pref
 		after = last.Seq
 	}
 	return items, nil
+}
+
+// inTable reports whether the table assigns key: the table answers for
+// it, as in resolution, so the store's binding is no record of its own.
+func (src *sources) inTable(key string) bool {
+	if src.table == nil {
+		return false
+	}
+	_, ok := src.table.Lookup(key)
+	return ok
 }
 
 // tableItems returns up to n table entries from position start whose key
@@ -163,7 +172,7 @@ func (src *sources) count(ctx context.Context, c *cursor) (int, error) {
 		}
 		err := l.List(ctx, store.ListQuery{Prefix: prefix}, func(b *store.Binding) error {
 			if b.Status != 0 && w.in(b.Updated.UTC().Truncate(time.Second)) {
-				if _, inTable := src.table.Lookup(b.Key); !inTable {
+				if !src.inTable(b.Key) {
 					n++
 				}
 			}
