@@ -7,15 +7,28 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/oai"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
+
+// subdirectives are the ark block's subdirectives, which an unknown one
+// is compared with for a "did you mean".
+var subdirectives = []string{
+	"naan", "table", "map", "shoulder", "foreign", "base_url", "ready",
+	"organization", "max_length", "cache_size", "policy", "info_template",
+	"watch", "verify_tables", "store", "minter", "stats", "api", "targets_check", "oai",
+}
 
 func init() {
 	httpcaddyfile.RegisterHandlerDirective("ark", parseCaddyfile)
@@ -76,6 +89,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 // Relative table and info_template paths are relative to the Caddyfile.
 // Each map is checked as it is read, so a bad one is reported with its line.
+// An unknown subdirective's error names the one it is nearest to.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
 	if d.NextArg() {
@@ -98,13 +112,13 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "base_url":
 			err = h.unmarshalBaseURL(d)
 		case "ready":
-			err = unmarshalOne(d, &h.Ready)
+			err = caddyfileargs.One(d, &h.Ready)
 		case "organization":
-			err = unmarshalOne(d, &h.Organization)
+			err = caddyfileargs.One(d, &h.Organization)
 		case "max_length":
-			err = unmarshalInt(d, "max_length", &h.MaxLength, table.MaxIdentifierLength, "")
+			err = caddyfileargs.Int(d, "max_length", &h.MaxLength, table.MaxIdentifierLength, "")
 		case "cache_size":
-			err = unmarshalInt(d, "cache_size", &h.CacheSize, maxCacheSize, "off")
+			err = caddyfileargs.Int(d, "cache_size", &h.CacheSize, maxCacheSize, "off")
 		case "policy":
 			err = h.unmarshalPolicy(d)
 		case "info_template":
@@ -121,11 +135,23 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "minter":
 			err = h.unmarshalMinter(d)
 		case "stats":
-			err = h.unmarshalStats(d)
+			if h.Stats != nil {
+				return d.Err("stats: given twice")
+			}
+			h.Stats = &stats.Config{}
+			err = h.Stats.UnmarshalCaddyfile(d)
 		case "api":
-			err = h.unmarshalAPI(d)
+			if h.API != nil {
+				return d.Err("api: given twice")
+			}
+			h.API = &api.API{}
+			err = h.API.UnmarshalCaddyfile(d)
 		case "targets_check":
-			err = h.unmarshalTargetsCheck(d)
+			if h.TargetsCheck != nil {
+				return d.Err("targets_check: given twice")
+			}
+			h.TargetsCheck = &targets.Config{}
+			err = h.TargetsCheck.UnmarshalCaddyfile(d)
 		case "oai":
 			if h.OAI != nil {
 				return d.Err("oai: given twice")
@@ -133,7 +159,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.OAI = new(oai.Config)
 			err = h.OAI.UnmarshalCaddyfile(d)
 		default:
-			err = d.Errf("unknown subdirective %q", d.Val())
+			err = d.Errf("unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
 		}
 		if err != nil {
 			return err
@@ -170,7 +196,7 @@ func (h *Handler) unmarshalNAANs(d *caddyfile.Dispenser) error {
 
 // unmarshalForeign reads "foreign <url> | 404".
 func (h *Handler) unmarshalBaseURL(d *caddyfile.Dispenser) error {
-	if err := unmarshalOne(d, &h.BaseURL); err != nil {
+	if err := caddyfileargs.One(d, &h.BaseURL); err != nil {
 		return err
 	}
 	if _, err := parseBaseURL(h.BaseURL); err != nil {
@@ -180,7 +206,7 @@ func (h *Handler) unmarshalBaseURL(d *caddyfile.Dispenser) error {
 }
 
 func (h *Handler) unmarshalForeign(d *caddyfile.Dispenser) error {
-	if err := unmarshalOne(d, &h.Foreign); err != nil {
+	if err := caddyfileargs.One(d, &h.Foreign); err != nil {
 		return err
 	}
 	if err := checkForeign(h.Foreign); err != nil {
@@ -227,7 +253,7 @@ func (h *Handler) unmarshalMap(d *caddyfile.Dispenser, maps *table.Builder) erro
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		key := d.Val()
 		var value string
-		if err := unmarshalOne(d, &value); err != nil {
+		if err := caddyfileargs.One(d, &value); err != nil {
 			return err
 		}
 		if key == "passthrough" {
@@ -299,7 +325,7 @@ func (h *Handler) unmarshalWatch(d *caddyfile.Dispenser) error {
 // unmarshalInfoTemplate reads "info_template <file>", relative to the
 // Caddyfile unless absolute.
 func (h *Handler) unmarshalInfoTemplate(d *caddyfile.Dispenser) error {
-	if err := unmarshalOne(d, &h.InfoTemplate); err != nil {
+	if err := caddyfileargs.One(d, &h.InfoTemplate); err != nil {
 		return err
 	}
 	if !filepath.IsAbs(h.InfoTemplate) {
@@ -319,39 +345,6 @@ func (h *Handler) unmarshalPolicy(d *caddyfile.Dispenser) error {
 		return d.Errf("policy: %v", err)
 	}
 	h.Policies = append(h.Policies, p)
-	return nil
-}
-
-func unmarshalOne(d *caddyfile.Dispenser, dst *string) error {
-	if !d.NextArg() {
-		return d.ArgErr()
-	}
-	*dst = d.Val()
-	if d.NextArg() {
-		return d.ArgErr()
-	}
-	return nil
-}
-
-// unmarshalInt reads the number of subdirective name, from 1 to limit, or
-// off (stored as -1) when off is the word for it.
-func unmarshalInt(d *caddyfile.Dispenser, name string, dst *int, limit int, off string) error {
-	var s string
-	if err := unmarshalOne(d, &s); err != nil {
-		return err
-	}
-	if off != "" && s == off {
-		*dst = -1
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		return d.Errf("%s: %q is not a positive number", name, s)
-	}
-	if n > limit {
-		return d.Errf("%s: %d is more than the limit, %d", name, n, limit)
-	}
-	*dst = n
 	return nil
 }
 

@@ -1,16 +1,19 @@
 package ark
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // baseSite is the configuration most resolution tests share.
-func baseSite(t *testing.T) *site {
+func baseSite(t *testing.T) *caddytest.Site {
 	t.Helper()
 	tablePath := testkit.WriteTable(t, []table.Entry{
 		{ID: "ark:/12345/b2c4d6", Target: "/dir"},
@@ -21,8 +24,8 @@ func baseSite(t *testing.T) *site {
 		{ID: "ark:12345/g5h6j7", Status: 410},
 		{ID: "ark:12345/h7", Target: "https://repo.example.org"},
 	})
-	return startSite(t, `
-	root * `+testRoot(t)+`
+	return caddytest.StartSite(t, `
+	root * `+caddytest.SiteRoot(t)+`
 	ark {
 		naan 12345 67890
 		table `+tablePath+`
@@ -53,14 +56,14 @@ func TestEquivalentSpellingsGetTheSameAnswer(t *testing.T) {
 		"urn":       {"/urn:example:a123,z456", "/URN:example:a123,z456", "/urn:EXAMPLE:a123,z456"},
 	}
 	for name, spellings := range groups {
-		want := s.get(spellings[0])
-		if want.status == http.StatusNotFound || want.status >= 400 {
-			t.Fatalf("%s: %s answered %d %q", name, spellings[0], want.status, want.body)
+		want := s.Get(spellings[0])
+		if want.Status == http.StatusNotFound || want.Status >= 400 {
+			t.Fatalf("%s: %s answered %d %q", name, spellings[0], want.Status, want.Body)
 		}
 		for _, p := range spellings[1:] {
-			got := s.get(p)
-			if got.status != want.status || got.location != want.location || got.body != want.body {
-				t.Errorf("%s: %s answered %d %q, but %s answered %d %q", name, p, got.status, got.location, spellings[0], want.status, want.location)
+			got := s.Get(p)
+			if got.Status != want.Status || got.Location != want.Location || got.Body != want.Body {
+				t.Errorf("%s: %s answered %d %q, but %s answered %d %q", name, p, got.Status, got.Location, spellings[0], want.Status, want.Location)
 			}
 		}
 	}
@@ -68,28 +71,28 @@ func TestEquivalentSpellingsGetTheSameAnswer(t *testing.T) {
 
 func TestInPlaceServesTheTargetFile(t *testing.T) {
 	s := baseSite(t)
-	want := readFile(t, "testdata/site/objects/x5wf6789.html")
-	got := s.get("/ark:12345/x5wf6789")
-	if got.status != http.StatusOK || got.body != want || got.location != "" {
-		t.Fatalf("got %d %q Location %q, want 200 with the file's bytes", got.status, got.body, got.location)
+	want := testkit.ReadFile(t, "testdata/site/objects/x5wf6789.html")
+	got := s.Get("/ark:12345/x5wf6789")
+	if got.Status != http.StatusOK || got.Body != want || got.Location != "" {
+		t.Fatalf("got %d %q Location %q, want 200 with the file's bytes", got.Status, got.Body, got.Location)
 	}
-	thesis := s.get("/urn:nbn:de:101-2024")
-	if thesis.status != http.StatusOK || thesis.body != readFile(t, "testdata/site/objects/thesis.html") {
-		t.Fatalf("URN in place: got %d %q", thesis.status, thesis.body)
+	thesis := s.Get("/urn:nbn:de:101-2024")
+	if thesis.Status != http.StatusOK || thesis.Body != testkit.ReadFile(t, "testdata/site/objects/thesis.html") {
+		t.Fatalf("URN in place: got %d %q", thesis.Status, thesis.Body)
 	}
 }
 
 func TestRedirectsCarryStatusAndLocation(t *testing.T) {
 	s := baseSite(t)
-	for path, want := range map[string]answer{
-		"/ark:12345/x5abcd":  {status: 302, location: "https://repo.example.org/abcd"},
-		"/ark:12345/x5efgh":  {status: 303, location: "https://repo.example.org/efgh"},
-		"/ark:12345/k8m2n4":  {status: 307, location: "https://repo.example.org/items/k8m2n4"},
-		"/ark:12345/x5-abcd": {status: 302, location: "https://repo.example.org/abcd"},
+	for path, want := range map[string]caddytest.Answer{
+		"/ark:12345/x5abcd":  {Status: 302, Location: "https://repo.example.org/abcd"},
+		"/ark:12345/x5efgh":  {Status: 303, Location: "https://repo.example.org/efgh"},
+		"/ark:12345/k8m2n4":  {Status: 307, Location: "https://repo.example.org/items/k8m2n4"},
+		"/ark:12345/x5-abcd": {Status: 302, Location: "https://repo.example.org/abcd"},
 	} {
-		got := s.get(path)
-		if got.status != want.status || got.location != want.location {
-			t.Errorf("%s: got %d %q, want %d %q", path, got.status, got.location, want.status, want.location)
+		got := s.Get(path)
+		if got.Status != want.Status || got.Location != want.Location {
+			t.Errorf("%s: got %d %q, want %d %q", path, got.Status, got.Location, want.Status, want.Location)
 		}
 	}
 }
@@ -97,22 +100,22 @@ func TestRedirectsCarryStatusAndLocation(t *testing.T) {
 func TestHeadAnswersLikeGetWithoutBody(t *testing.T) {
 	s := baseSite(t)
 	for _, p := range []string{"/ark:12345/x5wf6789", "/ark:12345/x5abcd", "/ark:12345/nothing", "/ark:12345/g5h6j7"} {
-		get, head := s.get(p), s.do(http.MethodHead, p, nil)
-		if head.status != get.status || head.location != get.location || head.body != "" {
-			t.Errorf("HEAD %s: %d %q body %q; GET: %d %q", p, head.status, head.location, head.body, get.status, get.location)
+		get, head := s.Get(p), s.Do(http.MethodHead, p, nil)
+		if head.Status != get.Status || head.Location != get.Location || head.Body != "" {
+			t.Errorf("HEAD %s: %d %q body %q; GET: %d %q", p, head.Status, head.Location, head.Body, get.Status, get.Location)
 		}
 	}
 }
 
 func TestPassthroughAppendsTheNormalizedSuffix(t *testing.T) {
 	s := baseSite(t)
-	page := readFile(t, "testdata/site/dir/sub/s4.html")
+	page := testkit.ReadFile(t, "testdata/site/dir/sub/s4.html")
 	for _, p := range []string{"/ark:12345/b2c4d6/sub/s4.html", "/ark:/12345/b2-c4d6/sub/s4.html", "/ark:12345/b2c4d6//sub/s4.html", "/ark:12345/d4/sub/s4.html"} {
-		if got := s.get(p); got.status != 200 || got.body != page {
-			t.Errorf("%s: got %d %q, want the page under the target directory", p, got.status, got.body)
+		if got := s.Get(p); got.Status != 200 || got.Body != page {
+			t.Errorf("%s: got %d %q, want the page under the target directory", p, got.Status, got.Body)
 		}
 	}
-	s.expectRedirects(map[string]string{
+	s.ExpectRedirects(map[string]string{
 		"/ark:12345/x5abcd/c2/s4.pdf":     "https://repo.example.org/abcd/c2/s4.pdf",
 		"/ark:12345/x5abcd/c-2/s4.pdf.en": "https://repo.example.org/abcd/c2/s4.en.pdf",
 		"/ark:12345/x5abcd.pdf.en":        "https://repo.example.org/abcd.en.pdf",
@@ -120,58 +123,58 @@ func TestPassthroughAppendsTheNormalizedSuffix(t *testing.T) {
 		"/ark:12345/d5/c2":                "https://repo.example.org/dir/c2",
 		"/ark:12345/c3700931/p1?page=2":   "https://repo.example.org/c3700931/p1?from=ark&page=2",
 	})
-	if got := s.get("/ark:12345/f3p0q7/c1"); got.status != http.StatusNotFound {
-		t.Errorf("passthrough off: got %d %q, want 404", got.status, got.location)
+	if got := s.Get("/ark:12345/f3p0q7/c1"); got.Status != http.StatusNotFound {
+		t.Errorf("passthrough off: got %d %q, want 404", got.Status, got.Location)
 	}
-	if got := s.get("/ark:12345/f3p0q7"); got.status != http.StatusOK {
-		t.Errorf("passthrough off, the entry itself: got %d", got.status)
+	if got := s.Get("/ark:12345/f3p0q7"); got.Status != http.StatusOK {
+		t.Errorf("passthrough off, the entry itself: got %d", got.Status)
 	}
 }
 
 func TestTemplatesBuildTargetsFromTheARK(t *testing.T) {
 	s := baseSite(t)
-	s.expectRedirects(map[string]string{
+	s.ExpectRedirects(map[string]string{
 		"/ark:12345/t3zq81":        "https://repo.example.org/t/zq81",
 		"/ark:12345/t3-zq81/c1.en": "https://repo.example.org/t/zq81/c1.en",
 		"/ark:12345/t3x9bb":        "https://repo.example.org/t3x9/bb", // the longer shoulder wins
 	})
-	if got := s.get("/ark:67890/x5wf6789"); got.status != 200 || got.body != readFile(t, "testdata/site/objects/x5wf6789.html") {
-		t.Errorf("NAAN template in place: got %d %q", got.status, got.body)
+	if got := s.Get("/ark:67890/x5wf6789"); got.Status != 200 || got.Body != testkit.ReadFile(t, "testdata/site/objects/x5wf6789.html") {
+		t.Errorf("NAAN template in place: got %d %q", got.Status, got.Body)
 	}
 }
 
 func TestPlaceholdersReachLaterHandlers(t *testing.T) {
-	s := startSite(t, `
+	s := caddytest.StartSite(t, `
 	ark {
 		map ark:12345/x5wf6789 /anything
 	}
 	respond "id={http.ark.id} naan={http.ark.naan} name={http.ark.name} shoulder={http.ark.shoulder} blade={http.ark.blade} suffix={http.ark.suffix} outcome={http.ark.outcome} target={http.ark.target} uri={http.request.uri}"`)
-	got := s.get("/ark:/12345/x5-wf6789/c2.pdf")
+	got := s.Get("/ark:/12345/x5-wf6789/c2.pdf")
 	want := "id=ark:12345/x5wf6789/c2.pdf naan=12345 name=x5wf6789 shoulder=x5 blade=wf6789 suffix=/c2.pdf outcome=in_place target=/anything/c2.pdf uri=/anything/c2.pdf"
-	if got.body != want {
-		t.Fatalf("got  %q\nwant %q", got.body, want)
+	if got.Body != want {
+		t.Fatalf("got  %q\nwant %q", got.Body, want)
 	}
 }
 
 func TestForeignNAANsGoToTheGlobalResolver(t *testing.T) {
 	s := baseSite(t)
-	s.expectRedirects(map[string]string{
+	s.ExpectRedirects(map[string]string{
 		"/ark:/99166/w66d-60p2":    "https://n2t.net/ark:99166/w66d60p2",
 		"/ark:99166/w66d60p2?info": "https://n2t.net/ark:99166/w66d60p2?info",
 		"/ark:99166/w66d60p2?":     "https://n2t.net/ark:99166/w66d60p2?",
 	})
 	// Our own NAANs are never forwarded: that could loop.
 	for _, p := range []string{"/ark:12345/zzzz", "/ark:67890/"} {
-		if got := s.get(p); got.status == 302 {
-			t.Errorf("%s: our NAAN was forwarded to %q", p, got.location)
+		if got := s.Get(p); got.Status == 302 {
+			t.Errorf("%s: our NAAN was forwarded to %q", p, got.Location)
 		}
 	}
-	s2 := startSite(t, `ark {
+	s2 := caddytest.StartSite(t, `ark {
 		map ark:12345/x5wf6789 /x
 		foreign 404
 	}`)
-	if got := s2.get("/ark:99166/w66d60p2"); got.status != 404 {
-		t.Errorf("foreign 404: got %d %q", got.status, got.location)
+	if got := s2.Get("/ark:99166/w66d60p2"); got.Status != 404 {
+		t.Errorf("foreign 404: got %d %q", got.Status, got.Location)
 	}
 }
 
@@ -182,14 +185,14 @@ func TestQueriesPassToTargetsButInflectionsDoNot(t *testing.T) {
 		"/urn:example:a123,z456?=lang=de": "https://repo.example.org/urn?lang=de",
 		"/urn:example:a123,z456?+res?=q":  "https://repo.example.org/urn?q",
 	} {
-		if got := s.get(p); got.location != want {
-			t.Errorf("%s: got %d %q, want %q", p, got.status, got.location, want)
+		if got := s.Get(p); got.Location != want {
+			t.Errorf("%s: got %d %q, want %q", p, got.Status, got.Location, want)
 		}
 	}
 	// The inflections ask for metadata (info_test.go): answered here, never passed on.
 	for _, p := range []string{"/ark:12345/x5abcd?info", "/ark:12345/x5abcd?", "/ark:12345/x5abcd??"} {
-		if got := s.get(p); got.status != 200 || got.location != "" {
-			t.Errorf("%s: got %d %q, want 200 metadata and no redirect", p, got.status, got.location)
+		if got := s.Get(p); got.Status != 200 || got.Location != "" {
+			t.Errorf("%s: got %d %q, want 200 metadata and no redirect", p, got.Status, got.Location)
 		}
 	}
 }
@@ -197,13 +200,13 @@ func TestQueriesPassToTargetsButInflectionsDoNot(t *testing.T) {
 func TestOtherRequestsPassUntouched(t *testing.T) {
 	s := baseSite(t)
 	for _, p := range []string{"/index.html", "/arkives", "/objects/x5wf6789.html", "/dir/ark:12345/x5wf6789"} {
-		got := s.get(p)
-		if strings.Contains(got.body, "not assigned here") || got.status == 400 || got.status == 302 {
-			t.Errorf("%s was intercepted: %d %q", p, got.status, got.body)
+		got := s.Get(p)
+		if strings.Contains(got.Body, "not assigned here") || got.Status == 400 || got.Status == 302 {
+			t.Errorf("%s was intercepted: %d %q", p, got.Status, got.Body)
 		}
 	}
-	if got := s.get("/index.html"); got.status != 200 || got.body != readFile(t, "testdata/site/index.html") {
-		t.Errorf("/index.html: got %d %q", got.status, got.body)
+	if got := s.Get("/index.html"); got.Status != 200 || got.Body != testkit.ReadFile(t, "testdata/site/index.html") {
+		t.Errorf("/index.html: got %d %q", got.Status, got.Body)
 	}
 }
 
@@ -212,8 +215,8 @@ func TestOtherRequestsPassUntouched(t *testing.T) {
 // permanent redirect, so such answers become temporary, to an equivalent
 // spelling of the same identifier.
 func TestInPlaceNeverRedirectsPermanently(t *testing.T) {
-	s := startSite(t, `
-	root * `+testRoot(t)+`
+	s := caddytest.StartSite(t, `
+	root * `+caddytest.SiteRoot(t)+`
 	ark {
 		map ark:12345/x5noext /objects/x5noext
 		map ark:12345/b2c4d6 /objects/b2c4d6/
@@ -228,16 +231,16 @@ func TestInPlaceNeverRedirectsPermanently(t *testing.T) {
 		"/ark:12345/b2c4d6/":  "testdata/site/objects/b2c4d6/index.html",
 		"/ark:12345/d1/sub2":  "testdata/site/dir/sub2/index.html",
 	} {
-		got, hops := s.get(p), 0
-		for got.status >= 300 && got.status < 400 && hops < 3 {
-			next := strings.TrimPrefix(got.location, s.base)
-			if got.status == 301 || got.status == 308 || !strings.HasPrefix(next, "/ark:") {
+		got, hops := s.Get(p), 0
+		for got.Status >= 300 && got.Status < 400 && hops < 3 {
+			next := strings.TrimPrefix(got.Location, s.Base)
+			if got.Status == 301 || got.Status == 308 || !strings.HasPrefix(next, "/ark:") {
 				break
 			}
-			got, hops = s.get(next), hops+1
+			got, hops = s.Get(next), hops+1
 		}
-		if got.status != http.StatusOK || got.body != readFile(t, file) {
-			t.Errorf("%s: got %d Location %q after %d temporary redirects, want 200 with %s", p, got.status, got.location, hops, file)
+		if got.Status != http.StatusOK || got.Body != testkit.ReadFile(t, file) {
+			t.Errorf("%s: got %d Location %q after %d temporary redirects, want 200 with %s", p, got.Status, got.Location, hops, file)
 		}
 	}
 }
@@ -245,25 +248,25 @@ func TestInPlaceNeverRedirectsPermanently(t *testing.T) {
 // The nearest ancestor with passthrough off keeps its descendants to
 // itself: templates do not answer for them either.
 func TestPassthroughOffIsNotFoundEvenWithATemplate(t *testing.T) {
-	s := startSite(t, `ark {
+	s := caddytest.StartSite(t, `ark {
 		map ark:12345/x5 https://repo.example.org/x5 {
 			passthrough off
 		}
 		shoulder ark:12345 https://templ.example.org/{http.ark.name}
 	}`)
-	if got := s.get("/ark:12345/x5/c2"); got.status != 404 {
-		t.Errorf("got %d %q, want 404", got.status, got.location)
+	if got := s.Get("/ark:12345/x5/c2"); got.Status != 404 {
+		t.Errorf("got %d %q, want 404", got.Status, got.Location)
 	}
 }
 
 // Templates with a query keep working for ARKs with qualifiers: the
 // qualifier goes on the path, the query stays the query.
 func TestTemplateWithAQueryTakesQualifiers(t *testing.T) {
-	s := startSite(t, `ark {
+	s := caddytest.StartSite(t, `ark {
 		shoulder ark:12345/t3 https://example.org/r?id={http.ark.name}
 		shoulder ark:12345/w4 /files?id={http.ark.name} 302
 	}`)
-	s.expectRedirects(map[string]string{
+	s.ExpectRedirects(map[string]string{
 		"/ark:12345/t3x/c":   "https://example.org/r/c?id=t3x",
 		"/ark:12345/t3x.pdf": "https://example.org/r.pdf?id=t3x",
 		"/ark:12345/w4x/c":   "/files/c?id=w4x",
@@ -274,7 +277,7 @@ func TestTemplateWithAQueryTakesQualifiers(t *testing.T) {
 // written, with or without a query: sub-delimiters are not re-escaped
 // (a reverse proxy sends this URI upstream).
 func TestInPlaceTargetKeepsItsSpelling(t *testing.T) {
-	s := startSite(t, `
+	s := caddytest.StartSite(t, `
 	ark {
 		map ark:12345/x5a "/objects/a!b(c)[1].html"
 	}
@@ -283,8 +286,36 @@ func TestInPlaceTargetKeepsItsSpelling(t *testing.T) {
 		"/ark:12345/x5a":     "/objects/a!b(c)[1].html",
 		"/ark:12345/x5a?q=1": "/objects/a!b(c)[1].html?q=1",
 	} {
-		if got := s.get(p); got.body != want {
-			t.Errorf("%s: next handler saw %q, want %q", p, got.body, want)
+		if got := s.Get(p); got.Body != want {
+			t.Errorf("%s: next handler saw %q, want %q", p, got.Body, want)
 		}
+	}
+}
+
+func TestWatchOption(t *testing.T) {
+	for body, want := range map[string]string{
+		"ark {\n\twatch\n}":       `"watch":true}`,
+		"ark {\n\twatch 250ms\n}": `"watch":true,"watch_interval":250000000}`,
+		"ark {\n\twatch 0s\n}":    "not a positive duration",
+		"ark {\n\twatch often\n}": "not a positive duration",
+		"ark {\n\twatch 1s 2s\n}": "wrong argument count",
+		"ark {\n\tnaan 12345\n}":  `"naans":["12345"]}`,
+	} {
+		cfg, err := caddytest.AdaptCaddyfile(":80 {\n"+body+"\n}", "Caddyfile")
+		got := string(cfg)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%q: got %s, want %s", body, got, want)
+		}
+	}
+	var h Handler
+	if err := json.Unmarshal([]byte(`{"watch": true, "watch_interval": "2s"}`), &h); err != nil || !h.Watch || time.Duration(h.WatchInterval) != 2*time.Second {
+		t.Errorf("JSON: watch %v, watch_interval %v, %v", h.Watch, h.WatchInterval, err)
+	}
+	h.WatchInterval = -1
+	if err := h.Validate(); err == nil {
+		t.Error("a negative watch_interval is valid")
 	}
 }

@@ -3,39 +3,39 @@ package ark
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"strings"
 
-	"github.com/caddy-ark/caddy-ark/mint"
-	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"go.uber.org/zap"
 )
 
 // handlerStore is what a Handler keeps about its store.
 type handlerStore struct {
 	store     store.Store
-	raw       json.RawMessage     // its configuration, which loading it empties
+	id        caddy.ModuleID      // the store module's, for messages
+	shared    store.Shared        // nil when the backend shares nothing
 	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
-	settings  json.RawMessage // StoreRaw as configured: loading the module clears it
 }
-
-// openStore loads the configured store module, the bolt store in Caddy's
-// data directory when minters or the API need one and none is
-// configured, and
-// watches it to keep the cache true.
 
 // defaultStore is the store of a handler with minters, an API or
 // targets_check and no store line: the bolt file in Caddy's data
 // directory.
 var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
 
+// openStore loads the configured store module (the bolt store in Caddy's
+// data directory when minters, the API or targets_check need one and none
+// is configured) and watches it to keep the cache true. It is the one
+// place a handler's store is opened: through ctx.LoadModule, so checked
+// as strictly as every module of the config, and cleaned up with it.
+// Statistics and target checking use this store, holding its shared
+// object (see hold) where they must outlive the module.
 func (h *Handler) openStore(ctx caddy.Context) error {
 	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil || h.TargetsCheck != nil) {
 		h.StoreRaw = defaultStore
@@ -43,8 +43,6 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	if h.StoreRaw == nil {
 		return nil
 	}
-	h.stores.raw = h.StoreRaw
-	h.stores.settings = h.StoreRaw
 	mod, err := ctx.LoadModule(h, "StoreRaw")
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -53,7 +51,8 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	if !ok {
 		return fmt.Errorf("store: module %T is not a Store", mod)
 	}
-	h.stores.store = s
+	h.stores.store, h.stores.id = s, mod.(caddy.Module).CaddyModule().ID
+	h.stores.shared, _ = mod.(store.Shared)
 	if h.CacheSize >= 0 {
 		c, err := newRistretto[*table.Assignment](h.cacheSize())
 		if err != nil {
@@ -65,6 +64,17 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	h.stores.stopWatch = stop
 	s.Watch(watchCtx, h.storeChanged)
 	return nil
+}
+
+// hold returns the store's shared object, kept open until release is
+// called even once Caddy has cleaned up the handler's store module; ok
+// is false when the backend shares nothing.
+func (hs *handlerStore) hold() (held store.Store, release func() error, ok bool) {
+	if hs.shared == nil {
+		return nil, nil, false
+	}
+	held, release = hs.shared.Hold()
+	return held, release, true
 }
 
 // storeChanged forgets what the cache holds for keys (everything for nil).
@@ -111,41 +121,17 @@ func (h *Handler) unmarshalStore(d *caddyfile.Dispenser) error {
 		return nil
 	}
 	name := d.Val()
+	if _, err := caddy.GetModule("ark.stores." + name); err != nil {
+		var backends []string
+		for _, m := range caddy.GetModules("ark.stores") {
+			backends = append(backends, m.ID.Name())
+		}
+		return d.Errf("store: unknown backend %q%s (the backends are %s)", name, suggest.DidYouMean(name, backends), strings.Join(backends, ", "))
+	}
 	unm, err := caddyfile.UnmarshalModule(d, "ark.stores."+name)
 	if err != nil {
 		return err
 	}
 	h.StoreRaw = caddyconfig.JSONModuleObject(unm, "backend", name, nil)
 	return nil
-}
-
-// Mint mints n names (1 to MintMax) under shoulder ("ark:12345/x5", in any
-// equivalent spelling) and returns their keys. Every name is new: never
-// in the store (minted, bound or withdrawn) nor assigned by a table, and
-// it is stored before Mint returns. With bind, each name is stored with
-// the binding bind builds for it (its Key is set by Mint); without, it is
-// reserved with no target. When bind refuses a name, Mint stops before
-// storing it, or any other name of its batch, and returns bind's error.
-// by names the API key, for the history.
-//
-// When the template's names run out Mint fails with ErrSpaceExhausted;
-// names it stored before that are returned with the error.
-func (h *Handler) Mint(ctx context.Context, shoulder string, n int, by string, bind func(key string) (store.Binding, error)) ([]string, error) {
-	if n < 1 || n > mint.MintMax {
-		return nil, mint.ErrMintCount
-	}
-	naan, sh, err := normalize.ParsePrefix(shoulder)
-	if err != nil {
-		return nil, err
-	}
-	m := h.minters.Find("ark:" + naan + "/" + sh)
-	rs := h.resolver.Load()
-	if m == nil || rs == nil || rs.Store() == nil {
-		return nil, fmt.Errorf("%s: %w", shoulder, mint.ErrNoMinter)
-	}
-	keys, err := mint.Mint(ctx, m, rs.Store(), rs.Table(), n, by, bind)
-	if errors.Is(err, mint.ErrSpaceExhausted) {
-		h.logs.Log("names run out: "+m.Shoulder, zap.WarnLevel, "a minter's names have run out", zap.String("shoulder", m.Shoulder))
-	}
-	return keys, err
 }

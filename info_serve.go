@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2"
@@ -74,7 +75,7 @@ func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Re
 		if err != nil {
 			return caddyhttp.Error(http.StatusInternalServerError, err)
 		}
-		body = append(info.EscapeInvisibleJSON(data), '\n')
+		body = append(visible.EscapeJSON(data), '\n')
 	case info.FormatHTML:
 		page, err := info.RenderPage(h.infoPage, rec)
 		if err != nil {

@@ -267,7 +267,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.closeStore()
 		return err
 	}
-	if err := h.openStats(ctx, rs); err != nil {
+	if err := h.openStats(rs); err != nil {
 		rs.Close()
 		h.closeStore()
 		return err
@@ -385,13 +385,16 @@ func checkForeign(foreign string) error {
 }
 
 // Cleanup writes the statistics not written yet, stops the watcher and
-// the cache's goroutines, and releases the table and the metrics. Caddy calls it once the config's servers have
+// the cache's goroutines, closes the console, and releases the table and the metrics. Caddy calls it once the config's servers have
 // stopped, so the handler drops its resolver: the table's memory can then
 // be given back at once (see returnMemory) instead of when Caddy lets go
 // of the old config.
 func (h *Handler) Cleanup() error {
 	if h.API != nil {
 		h.API.Stop()
+	}
+	if h.console != nil {
+		h.console.Close()
 	}
 	h.closeStats()
 	h.stopWatching()

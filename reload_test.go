@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -40,11 +41,11 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 		// Each config differs a little, as real edits do, but not in its table.
 		return fmt.Sprintf("ark {\n\ttable %s\n\twatch 100ms\n\tmax_length %d\n}", path, 1000+i)
 	}
-	s := startSite(t, body(0))
+	s := caddytest.StartSite(t, body(0))
 	noKeepAlive := &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	check := func(when string) {
-		resp, err := noKeepAlive.Get(s.base + "/ark:12345/x5wf6789")
+		resp, err := noKeepAlive.Get(s.Base + "/ark:12345/x5wf6789")
 		if err != nil {
 			t.Fatalf("%s: %v", when, err)
 		}
@@ -64,7 +65,7 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 
 	const reloads = 40
 	for i := 1; i <= reloads; i++ {
-		if err := s.load(body(i)); err != nil {
+		if err := s.Load(body(i)); err != nil {
 			t.Fatal(err)
 		}
 		check(fmt.Sprintf("reload %d", i))

@@ -1,14 +1,11 @@
 package ark
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
-	"github.com/caddy-ark/caddy-ark/store"
-	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 )
 
@@ -16,11 +13,11 @@ import (
 type handlerStats struct {
 	collector *stats.Collector // nil when statistics are off
 
-	// The statistics' own instance of the store module. Caddy cleans up a
-	// config's modules in no set order, so the handler's store may be
-	// gone when the handler is cleaned up; this one stays until the
-	// collector has written its last counts.
-	store caddy.Module
+	// Releases the store's shared object that the collector writes to,
+	// held so that it stays open until the collector has written its
+	// last counts, whatever order Caddy cleans the config's modules up
+	// in.
+	release func() error
 }
 
 // errStatsNoStore refuses statistics without a store to keep them in.
@@ -30,20 +27,16 @@ var errStatsNoStore = errors.New("stats: statistics are kept in the store, and t
 // openStats starts counting the handler's answers when the configuration
 // has a stats block. It needs the store, opened already, and rs for the
 // shoulders of the site's policies.
-func (h *Handler) openStats(ctx caddy.Context, rs *resolve.Resolver) error {
+func (h *Handler) openStats(rs *resolve.Resolver) error {
 	if h.Stats == nil {
 		return nil
 	}
-	if h.stores.raw == nil {
+	if h.stores.store == nil {
 		return errStatsNoStore
 	}
-	mod, err := loadOwnStore(ctx, h.stores.raw)
-	if err != nil {
-		return fmt.Errorf("stats: %w", err)
-	}
-	ss, ok := mod.(store.StatsStore)
+	held, release, ok := h.stores.hold()
 	if !ok {
-		return errors.Join(fmt.Errorf("stats: the store %s keeps no statistics", mod.CaddyModule().ID), cleanupModule(mod))
+		return fmt.Errorf("stats: the store %s keeps no statistics: it is not shared across configs", h.stores.id)
 	}
 	var shoulders []string
 	for _, m := range h.minters {
@@ -56,9 +49,9 @@ func (h *Handler) openStats(ctx caddy.Context, rs *resolve.Resolver) error {
 			}
 		}
 	}
-	h.stats.store = mod
+	h.stats.release = release
 	h.stats.collector = stats.New(*h.Stats, stats.Options{
-		Store:     ss,
+		Store:     held,
 		Ours:      h.ours,
 		Shoulders: shoulders,
 		Logger:    h.logger,
@@ -83,57 +76,10 @@ func (h *Handler) closeStats() {
 			h.logger.Error("stats: the last counts could not be written", zap.Error(err))
 		}
 	}
-	if h.stats.store != nil {
-		if err := cleanupModule(h.stats.store); err != nil {
+	if h.stats.release != nil {
+		if err := h.stats.release(); err != nil {
 			h.logger.Error("stats: releasing the store", zap.Error(err))
 		}
-		h.stats.store = nil
+		h.stats.release = nil
 	}
-}
-
-// loadOwnStore provisions an instance of the store module that raw
-// configures ({"backend": "bolt", ...}), as ctx.LoadModule would, but not
-// as one of the config's modules: its caller cleans it up. Backends share
-// their files and connections between instances, so it costs little.
-func loadOwnStore(ctx caddy.Context, raw json.RawMessage) (caddy.Module, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, err
-	}
-	var backend string
-	if err := json.Unmarshal(fields["backend"], &backend); err != nil {
-		return nil, fmt.Errorf("store: backend: %w", err)
-	}
-	delete(fields, "backend")
-	info, err := caddy.GetModule("ark.stores." + backend)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	mod := info.New()
-	config, err := json.Marshal(fields)
-	if err != nil {
-		return nil, err
-	}
-	if err := caddy.StrictUnmarshalJSON(config, mod); err != nil {
-		return nil, fmt.Errorf("store %s: %w", backend, err)
-	}
-	if p, ok := mod.(caddy.Provisioner); ok {
-		if err := p.Provision(ctx); err != nil {
-			return nil, errors.Join(err, cleanupModule(mod))
-		}
-	}
-	if v, ok := mod.(caddy.Validator); ok {
-		if err := v.Validate(); err != nil {
-			return nil, errors.Join(err, cleanupModule(mod))
-		}
-	}
-	return mod, nil
-}
-
-// cleanupModule cleans up mod, if it has anything to clean up.
-func cleanupModule(mod caddy.Module) error {
-	if c, ok := mod.(caddy.CleanerUpper); ok {
-		return c.Cleanup()
-	}
-	return nil
 }

@@ -41,6 +41,12 @@ type liveTable struct {
 	stop    chan struct{}     // closed to stop the watcher; nil when none runs
 }
 
+// warmer is a table whose index is read from disk as lookups touch it (a
+// compiled table), and that can read it into the page cache ahead of
+// them, so that the first seconds after a start are not spent waiting on
+// the disk.
+type warmer interface{ Warm() }
+
 // pooledTable is a table in the pool.
 type pooledTable struct{ t table.Table }
 
@@ -146,6 +152,9 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (tab
 		t, err := h.readTable(stamps, trigger)
 		if err != nil {
 			return nil, err
+		}
+		if w, ok := t.(warmer); ok {
+			go w.Warm()
 		}
 		return pooledTable{t}, nil
 	})

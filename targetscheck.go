@@ -3,13 +3,13 @@ package ark
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/resolve"
-	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
@@ -22,61 +22,19 @@ import (
 // its origins' turns; each handler using it adds its site.
 var checkers = caddy.NewUsagePool()
 
-// pooledChecker is a checker in checkers, with the store module it
-// opened for itself: the store stays open until the checker has stopped
-// and given its lease up, whatever order Caddy cleans the config's
-// modules up in.
+// pooledChecker is a checker in checkers, with the hold it has on the
+// store's shared object: the store stays open until the checker has
+// stopped and given its lease up, whatever order Caddy cleans the
+// config's modules up in.
 type pooledChecker struct {
 	*targets.Checker
-	store  caddy.Module
-	cancel context.CancelFunc
+	release func() error
 }
 
 // Destruct stops the checker, then lets go of its store.
 func (p pooledChecker) Destruct() error {
 	p.Stop()
-	var err error
-	if c, ok := p.store.(caddy.CleanerUpper); ok {
-		err = c.Cleanup()
-	}
-	p.cancel()
-	return err
-}
-
-// openOwnStore provisions a store module of the handler's store settings
-// for the checker alone, outside the config's lifetime, and returns it
-// with what its Shared gives.
-func (h *Handler) openOwnStore() (caddy.Module, store.Store, context.CancelFunc, error) {
-	var backend struct {
-		Name string `json:"backend"`
-	}
-	if err := json.Unmarshal(h.stores.settings, &backend); err != nil {
-		return nil, nil, nil, err
-	}
-	info, err := caddy.GetModule("ark.stores." + backend.Name)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	mod := info.New()
-	if err := json.Unmarshal(h.stores.settings, mod); err != nil {
-		return nil, nil, nil, err
-	}
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	if p, ok := mod.(caddy.Provisioner); ok {
-		if err := p.Provision(ctx); err != nil {
-			cancel()
-			return nil, nil, nil, err
-		}
-	}
-	sh, ok := mod.(store.Shared)
-	if !ok {
-		if c, ok := mod.(caddy.CleanerUpper); ok {
-			_ = c.Cleanup()
-		}
-		cancel()
-		return nil, nil, nil, fmt.Errorf("targets_check: the store (%T) is not shared across configs", mod)
-	}
-	return mod, sh.Shared(), cancel, nil
+	return p.release()
 }
 
 // handlerChecks is what a Handler keeps about its target checks.
@@ -92,14 +50,10 @@ func (h *Handler) startChecks(ctx caddy.Context) error {
 	if h.TargetsCheck == nil {
 		return nil
 	}
-	sh, ok := h.stores.store.(store.Shared)
-	if !ok {
+	if h.stores.shared == nil {
 		return fmt.Errorf("targets_check: the store (%T) is not shared across configs", h.stores.store)
 	}
-	st := sh.Shared()
-	if _, ok := st.(store.TargetChecks); !ok {
-		return fmt.Errorf("targets_check: the store (%T) cannot keep target checks", h.stores.store)
-	}
+	st := h.stores.shared.Shared()
 	cfg, err := json.Marshal(h.TargetsCheck)
 	if err != nil {
 		return err
@@ -109,20 +63,13 @@ func (h *Handler) startChecks(ctx caddy.Context) error {
 	key := fmt.Sprintf("%p %s", st, cfg)
 	logger := h.logger
 	v, _, err := checkers.LoadOrNew(key, func() (caddy.Destructor, error) {
-		mod, own, cancel, err := h.openOwnStore()
+		held, release, _ := h.stores.hold()
+		ch, err := targets.New(h.TargetsCheck, held, site.name(), logger)
 		if err != nil {
-			return nil, err
-		}
-		ch, err := targets.New(h.TargetsCheck, own, site.name(), logger)
-		if err != nil {
-			if c, ok := mod.(caddy.CleanerUpper); ok {
-				_ = c.Cleanup()
-			}
-			cancel()
-			return nil, err
+			return nil, errors.Join(err, release())
 		}
 		ch.Start()
-		return pooledChecker{Checker: ch, store: mod, cancel: cancel}, nil
+		return pooledChecker{Checker: ch, release: release}, nil
 	})
 	if err != nil {
 		return err

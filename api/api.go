@@ -166,29 +166,28 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 
 // serve answers a request for the API, made with key.
 func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, key *apiKey, s Site) error {
-	rs := s.Resolver()
-	if rs == nil {
-		w.Header().Set("Retry-After", resolve.RetryAfter)
-		return writeAPIError(w, http.StatusServiceUnavailable, "the configuration is being replaced")
+	ss, err := a.session(s, &Caller{key})
+	if err != nil {
+		return writeFailure(w, err)
 	}
-	c := &apiCall{a: a, site: s, rs: rs, store: s.Store(), key: key, w: w, r: r}
+	c := &apiCall{session: ss, w: w, r: r}
 	switch {
 	case route == "id" && rest != "":
 		return c.serveID(rest)
 	case route == "withdraw" && rest != "":
-		return c.only(http.MethodPost, func() error { return c.withdraw(rest) })
+		return c.only(http.MethodPost, func() error { return c.serveWithdraw(rest) })
 	case route == "mint" && rest != "":
-		return c.only(http.MethodPost, func() error { return c.mint(rest) })
+		return c.only(http.MethodPost, func() error { return c.serveMint(rest) })
 	case route == "bulk" && rest == "":
 		return c.only(http.MethodPost, c.bulk)
 	case route == "export" && rest == "":
-		return c.only(http.MethodGet, c.export)
+		return c.only(http.MethodGet, c.serveExport)
 	case route == "import" && rest == "":
-		return c.only(http.MethodPost, c.importTable)
+		return c.only(http.MethodPost, c.serveImport)
 	case route == "backup" && rest == "":
 		return c.only(http.MethodGet, c.backup)
 	case route == "stats" && rest == "":
-		return c.only(http.MethodGet, c.stats)
+		return c.only(http.MethodGet, c.serveStats)
 	case route == "ids" && rest == "":
 		return c.only(http.MethodGet, c.ids)
 	case route == "targets" && rest == "":
@@ -205,15 +204,13 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets, targets/check, retarget, batches/ and changes")
 }
 
-// apiCall is one request to the API, authenticated.
+// apiCall is one HTTP request to the API, authenticated: the HTTP
+// adapter of the session it runs in, which reads the request, calls the
+// session and writes its answer.
 type apiCall struct {
-	a     *API
-	site  Site
-	rs    *resolve.Resolver
-	store store.Store
-	key   *apiKey
-	w     http.ResponseWriter
-	r     *http.Request
+	*session
+	w http.ResponseWriter
+	r *http.Request
 }
 
 // only runs serve when the request's method is method, else answers 405.
@@ -259,20 +256,29 @@ func storeError(key string, err error) *apiError {
 }
 
 // fail answers with err, a refusal or an internal error.
-func (c *apiCall) fail(err error) error {
-	var ae *apiError
-	if !errors.As(err, &ae) {
-		ae = storeError("", err)
-	}
+func (c *apiCall) fail(err error) error { return writeFailure(c.w, err) }
+
+// writeFailure answers with err, a refusal or an internal error.
+func writeFailure(w http.ResponseWriter, err error) error {
+	ae := callError(err)
 	if ae.status == http.StatusServiceUnavailable {
-		c.w.Header().Set("Retry-After", resolve.RetryAfter)
+		w.Header().Set("Retry-After", resolve.RetryAfter)
 	}
-	return writeAPIError(c.w, ae.status, ae.msg)
+	return writeAPIError(w, ae.status, ae.msg)
+}
+
+// Refusal is the body of every answer of the API that is not a success:
+// the reason, and the status again; a mint refused after some names were
+// minted also lists them.
+type Refusal struct {
+	Error  string   `json:"error"`
+	IDs    []string `json:"ids,omitempty"`
+	Status int      `json:"status"`
 }
 
 // writeAPIError answers with status and a JSON object holding the reason.
 func writeAPIError(w http.ResponseWriter, status int, reason string) error {
-	return writeJSON(w, status, map[string]any{"status": status, "error": reason})
+	return writeJSON(w, status, Refusal{Error: reason, Status: status})
 }
 
 // writeJSON answers with status and v as JSON.

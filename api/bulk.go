@@ -90,11 +90,11 @@ func (c *apiCall) bulkLine(n int, line []byte) BulkResult {
 	switch l.Op {
 	case "bind":
 		var b *store.Binding
-		if b, err = c.binding(key, &l.BindRequest); err == nil {
+		if b, err = c.a.checkBinding(key, &l.BindRequest); err == nil {
 			wr = &store.Write{Binding: *b, By: c.key.name}
 		}
 	case "withdraw":
-		wr, err = c.tombstone(key, l.Reason)
+		wr, err = c.tombstone(c.r.Context(), key, l.Reason)
 	default:
 		err = refuse(http.StatusBadRequest, "op %q: bind or withdraw", l.Op)
 	}

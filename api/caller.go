@@ -13,9 +13,10 @@ import (
 )
 
 // Caller is an API key that a request was made with, once checked: what
-// the functions of the API that run in-process (ListIDs, Retarget, Undo,
-// Changes) take, so that a page of the site such as a console acts with a
-// key's name and scopes without an HTTP request to the API.
+// the API's Go functions (Get, Put, Patch, Withdraw, Mint, Import,
+// Export, Stats, ListIDs, Retarget, Undo, Changes) take, so that a page of
+// the site such as a console acts with a key's name and scopes without an
+// HTTP request to the API.
 type Caller struct{ key *apiKey }
 
 // Authenticate returns the caller whose key is secret; an unknown key is
@@ -42,8 +43,9 @@ func (c *Caller) MayRead(key string) bool  { return c.key.may(false, key) }
 func (c *Caller) MayWrite(key string) bool { return c.key.may(true, key) }
 
 // ErrorStatus returns the HTTP status that the API answers err with, an
-// error of ListIDs, Retarget, Undo or Changes: 400 for a bad request, 403,
-// 404, 409, 412, 503 for a store that fails.
+// error of one of its Go functions: 400 for a bad request, 403, 404, 409,
+// 412, 413, 503 for a store that fails. The error's text is the reason
+// the API gives.
 func ErrorStatus(err error) int {
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -52,10 +54,12 @@ func ErrorStatus(err error) int {
 	return storeError("", err).status
 }
 
-// session is what an in-process call of the API works with: the site's
-// resolver and store of the moment, and the caller's key.
+// session is what every call of the API works with, in process or over
+// HTTP: the site, its resolver and store of the moment, and the caller's
+// key with its scopes.
 type session struct {
 	a     *API
+	site  Site
 	rs    *resolve.Resolver
 	store store.Store
 	key   *apiKey
@@ -68,7 +72,7 @@ func (a *API) session(s Site, who *Caller) (*session, error) {
 	if rs == nil {
 		return nil, refuse(http.StatusServiceUnavailable, "the configuration is being replaced")
 	}
-	return &session{a: a, rs: rs, store: s.Store(), key: who.key}, nil
+	return &session{a: a, site: s, rs: rs, store: s.Store(), key: who.key}, nil
 }
 
 // managed reports whether the store answers for key, a normalized
@@ -116,10 +120,19 @@ func (ss *session) managedKey(raw string, write bool) (string, error) {
 
 // callError is err as the API answers it: a refusal as it is, anything
 // else the store's failure.
-func callError(err error) error {
+func callError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
 	}
 	return storeError("", err)
+}
+
+// failed is err as the API's Go functions return it: nil, or a refusal
+// whose status ErrorStatus gives and whose text is the API's reason.
+func failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return callError(err)
 }

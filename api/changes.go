@@ -78,14 +78,10 @@ func (a *API) Changes(ctx context.Context, s Site, who *Caller, q ChangesQuery) 
 	if err := checkLimit(q.Limit); err != nil {
 		return nil, err
 	}
-	h, ok := ss.store.(store.Historian)
-	if !ok {
-		return nil, refuse(http.StatusNotImplemented, "this store cannot read its history across identifiers")
-	}
 	page := &ChangesPage{}
 	scanned := 0
 	var last uint64
-	err = h.Changes(ctx, store.ChangesQuery{After: q.After, Since: q.Since, Want: q.Limit}, func(ch *store.Change) error {
+	err = ss.store.Changes(ctx, store.ChangesQuery{After: q.After, Since: q.Since, Want: q.Limit}, func(ch *store.Change) error {
 		last = ch.Seq
 		if scanned++; scanned > changesScanMax {
 			return errPageFull

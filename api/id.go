@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,46 +30,105 @@ type BindRequest struct {
 // metadata an entry may have, with room for JSON escapes.
 const MaxBindBody = 4 * (table.MaxTargetBytes + table.MaxMetaKeys*(table.MaxMetaKeyBytes+table.MaxMetaValueBytes))
 
+// Record is an identifier's binding and its history, oldest first: the
+// answer to GET id/<id>.
+type Record struct {
+	Binding *store.Binding `json:"binding"`
+	History []store.Change `json:"history"`
+}
+
+// Conditions are the preconditions of a change, the field values of
+// If-Match and If-None-Match as a request has them (RFC 9110 13.1): a
+// change through the API's Go functions takes them as PUT, PATCH and
+// POST withdraw/<id> do. The zero value is no precondition.
+type Conditions struct {
+	IfMatch, IfNoneMatch []string
+}
+
+// conditionsOf returns the preconditions of r.
+func conditionsOf(r *http.Request) Conditions {
+	return Conditions{IfMatch: r.Header.Values("If-Match"), IfNoneMatch: r.Header.Values("If-None-Match")}
+}
+
+// given reports whether a precondition is given, as a request's
+// Header.Get would see it.
+func (cd Conditions) given() bool {
+	return len(cd.IfMatch) > 0 && cd.IfMatch[0] != "" || len(cd.IfNoneMatch) > 0 && cd.IfNoneMatch[0] != ""
+}
+
+// Get answers GET id/<id> for who: the binding and history of id, an
+// identifier as a request's path has it (see Put).
+func (a *API) Get(ctx context.Context, s Site, who *Caller, id string) (*Record, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ss.managedKey(id, false)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := ss.get(ctx, key)
+	return rec, failed(err)
+}
+
+// Put answers PUT id/<id> for who: id, an identifier as a request's path
+// has it (with "?", "#" and "%" escaped), bound as req says, on the
+// conditions cd. It returns the binding as stored: version 1 when new.
+// An error is a refusal: ErrorStatus gives its status.
+func (a *API) Put(ctx context.Context, s Site, who *Caller, id string, req BindRequest, cd Conditions) (*store.Binding, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ss.managedKey(id, true)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ss.put(ctx, key, &req, cd)
+	return b, failed(err)
+}
+
 // serveID answers GET, PUT and PATCH id/<id>.
 func (c *apiCall) serveID(raw string) error {
 	switch c.r.Method {
 	case http.MethodGet, http.MethodHead:
-		return c.get(raw)
+		return c.serveGet(raw)
 	case http.MethodPut:
-		return c.put(raw)
+		return c.servePut(raw)
 	case http.MethodPatch:
-		return c.patch(raw)
+		return c.servePatch(raw)
 	}
 	c.w.Header().Set("Allow", "GET, HEAD, PUT, PATCH")
 	return writeAPIError(c.w, http.StatusMethodNotAllowed, "use GET, PUT or PATCH")
 }
 
-// managedKey parses an identifier of the request and checks that the key
-// may read it, or write it, and that the store may hold it (see
-// session.managedKey).
-func (c *apiCall) managedKey(raw string, write bool) (string, error) {
-	ss := &session{a: c.a, rs: c.rs, store: c.store, key: c.key}
-	return ss.managedKey(raw, write)
-}
-
-// get answers GET id/<id>: the binding and its history, with its version
-// as ETag.
-func (c *apiCall) get(raw string) error {
+// serveGet answers GET id/<id>: the binding and its history, with its
+// version as ETag.
+func (c *apiCall) serveGet(raw string) error {
 	key, err := c.managedKey(raw, false)
 	if err != nil {
 		return c.fail(err)
 	}
-	b, history, err := c.store.Get(c.r.Context(), key)
+	rec, err := c.get(c.r.Context(), key)
 	if err != nil {
-		return c.fail(storeError(key, err))
+		return c.fail(err)
 	}
-	c.w.Header().Set("ETag", etag(b.Version))
-	return writeJSON(c.w, http.StatusOK, map[string]any{"binding": b, "history": history})
+	c.w.Header().Set("ETag", etag(rec.Binding.Version))
+	return writeJSON(c.w, http.StatusOK, rec)
 }
 
-// put answers PUT id/<id>: create or update, under If-Match or
+// get reads the binding of key and its history.
+func (ss *session) get(ctx context.Context, key string) (*Record, error) {
+	b, history, err := ss.store.Get(ctx, key)
+	if err != nil {
+		return nil, storeError(key, err)
+	}
+	return &Record{Binding: b, History: history}, nil
+}
+
+// servePut answers PUT id/<id>: create or update, under If-Match or
 // If-None-Match: * when given.
-func (c *apiCall) put(raw string) error {
+func (c *apiCall) servePut(raw string) error {
 	key, err := c.managedKey(raw, true)
 	if err != nil {
 		return c.fail(err)
@@ -77,19 +137,28 @@ func (c *apiCall) put(raw string) error {
 	if err := readJSON(c.w, c.r, &req); err != nil {
 		return c.fail(err)
 	}
-	b, err := c.binding(key, &req)
+	stored, err := c.put(c.r.Context(), key, &req, conditionsOf(c.r))
 	if err != nil {
 		return c.fail(err)
-	}
-	wr := store.Write{Binding: *b, By: c.key.name}
-	if err := c.precondition(key, &wr); err != nil {
-		return c.fail(err)
-	}
-	stored, err := c.store.Apply(c.r.Context(), wr)
-	if err != nil {
-		return c.fail(storeError(key, err))
 	}
 	return c.answerBinding(stored)
+}
+
+// put binds key as req says, on the conditions cd.
+func (ss *session) put(ctx context.Context, key string, req *BindRequest, cd Conditions) (*store.Binding, error) {
+	b, err := ss.a.checkBinding(key, req)
+	if err != nil {
+		return nil, err
+	}
+	wr := store.Write{Binding: *b, By: ss.key.name}
+	if err := ss.precondition(ctx, key, cd, &wr); err != nil {
+		return nil, err
+	}
+	stored, err := ss.store.Apply(ctx, wr)
+	if err != nil {
+		return nil, storeError(key, err)
+	}
+	return stored, nil
 }
 
 // answerBinding answers with a binding as stored: 201 when it is new.
@@ -100,11 +169,6 @@ func (c *apiCall) answerBinding(b *store.Binding) error {
 	}
 	c.w.Header().Set("ETag", etag(b.Version))
 	return writeJSON(c.w, status, b)
-}
-
-// binding checks a binding request for key and returns the binding.
-func (c *apiCall) binding(key string, req *BindRequest) (*store.Binding, error) {
-	return c.a.checkBinding(key, req)
 }
 
 // checkBinding checks a binding request for key, as every change through
@@ -118,7 +182,7 @@ func (a *API) checkBinding(key string, req *BindRequest) (*store.Binding, error)
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	if err := a.inPlace(key, req.Target, req.Status); err != nil {
+	if err := a.checkTarget(key, req.Target, req.Status); err != nil {
 		return nil, err
 	}
 	return &store.Binding{Key: key, Target: as.Target, Status: as.Status, Passthrough: as.Passthrough, Meta: as.Meta}, nil
@@ -131,12 +195,12 @@ func (a *API) checkBinding(key string, req *BindRequest) (*store.Binding, error)
 // that fails is 412; the store then checks, as it writes, that the binding
 // is still the one the precondition was evaluated against. wr may already
 // require a version, or that there is no binding (a withdrawal does).
-func (c *apiCall) precondition(key string, wr *store.Write) error {
-	im, imSet, err := parseETags(c.r.Header.Values("If-Match"))
+func (ss *session) precondition(ctx context.Context, key string, cd Conditions, wr *store.Write) error {
+	im, imSet, err := parseETags(cd.IfMatch)
 	if err != nil {
 		return refuse(http.StatusBadRequest, "If-Match: %v: give the ETag of a GET, such as \"3\", or *", err)
 	}
-	inm, inmSet, err := parseETags(c.r.Header.Values("If-None-Match"))
+	inm, inmSet, err := parseETags(cd.IfNoneMatch)
 	if err != nil {
 		return refuse(http.StatusBadRequest, "If-None-Match: %v: give the ETag of a GET, such as \"3\", or *", err)
 	}
@@ -159,7 +223,7 @@ func (c *apiCall) precondition(key string, wr *store.Write) error {
 		wr.Create = true
 		return nil
 	}
-	cur, _, err := c.store.Get(c.r.Context(), key)
+	cur, _, err := ss.store.Get(ctx, key)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return storeError(key, err)
 	}
@@ -285,9 +349,23 @@ type WithdrawRequest struct {
 	Reason string `json:"reason"`
 }
 
-// withdraw answers POST withdraw/<id>: the binding becomes a 410
-// tombstone with a reason, for good.
-func (c *apiCall) withdraw(raw string) error {
+// Withdraw answers POST withdraw/<id> for who: id (as Put takes it)
+// becomes a 410 tombstone with reason, for good, on the conditions cd.
+func (a *API) Withdraw(ctx context.Context, s Site, who *Caller, id, reason string, cd Conditions) (*store.Binding, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ss.managedKey(id, true)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ss.withdraw(ctx, key, reason, cd)
+	return b, failed(err)
+}
+
+// serveWithdraw answers POST withdraw/<id>.
+func (c *apiCall) serveWithdraw(raw string) error {
 	key, err := c.managedKey(raw, true)
 	if err != nil {
 		return c.fail(err)
@@ -296,24 +374,33 @@ func (c *apiCall) withdraw(raw string) error {
 	if err := readJSON(c.w, c.r, &req); err != nil {
 		return c.fail(err)
 	}
-	wr, err := c.tombstone(key, req.Reason)
+	stored, err := c.withdraw(c.r.Context(), key, req.Reason, conditionsOf(c.r))
 	if err != nil {
 		return c.fail(err)
-	}
-	if err := c.precondition(key, wr); err != nil {
-		return c.fail(err)
-	}
-	stored, err := c.store.Apply(c.r.Context(), *wr)
-	if err != nil {
-		return c.fail(storeError(key, err))
 	}
 	return c.answerBinding(stored)
+}
+
+// withdraw withdraws key for reason, on the conditions cd.
+func (ss *session) withdraw(ctx context.Context, key, reason string, cd Conditions) (*store.Binding, error) {
+	wr, err := ss.tombstone(ctx, key, reason)
+	if err != nil {
+		return nil, err
+	}
+	if err := ss.precondition(ctx, key, cd, wr); err != nil {
+		return nil, err
+	}
+	stored, err := ss.store.Apply(ctx, *wr)
+	if err != nil {
+		return nil, storeError(key, err)
+	}
+	return stored, nil
 }
 
 // tombstone returns the write that withdraws key for reason: its binding,
 // if any, kept with status 410 (its metadata without a "reason", which the
 // withdrawal's replaces), on condition that it has not changed since.
-func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
+func (ss *session) tombstone(ctx context.Context, key, reason string) (*store.Write, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		return nil, refuse(http.StatusBadRequest, "%s: say why it is withdrawn: {\"reason\": \"...\"}", key)
@@ -321,8 +408,8 @@ func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 	if len(reason) > table.MaxMetaValueBytes {
 		return nil, refuse(http.StatusBadRequest, "%s: reason longer than %d bytes", key, table.MaxMetaValueBytes)
 	}
-	wr := &store.Write{Binding: store.Binding{Key: key, Status: http.StatusGone, Passthrough: true, Reason: reason}, By: c.key.name}
-	cur, err := c.current(key)
+	wr := &store.Write{Binding: store.Binding{Key: key, Status: http.StatusGone, Passthrough: true, Reason: reason}, By: ss.key.name}
+	cur, err := ss.current(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -344,14 +431,14 @@ func (c *apiCall) tombstone(key, reason string) (*store.Write, error) {
 // current reads the binding of key for a change: nil when there is none
 // (the change creates it); a withdrawn identifier is refused, 409, since it
 // never changes again.
-func (c *apiCall) current(key string) (*store.Binding, error) {
-	cur, _, err := c.store.Get(c.r.Context(), key)
+func (ss *session) current(ctx context.Context, key string) (*store.Binding, error) {
+	cur, _, err := ss.store.Get(ctx, key)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, nil
 	case err != nil:
 		return nil, storeError(key, err)
-	case cur.Status == http.StatusGone:
+	case cur.State() == store.StateWithdrawn:
 		return nil, refuse(http.StatusConflict, "%s: %v", key, store.ErrWithdrawn)
 	}
 	return cur, nil

@@ -154,13 +154,9 @@ func (a *API) ListIDs(ctx context.Context, s Site, who *Caller, q IDsQuery) (*ID
 	if err := checkLimit(q.Limit); err != nil {
 		return nil, err
 	}
-	lister, ok := ss.store.(store.Lister)
-	if !ok {
-		return nil, refuse(http.StatusNotImplemented, "this store cannot list its identifiers")
-	}
 	page := &IDsPage{}
 	for _, prefix := range ss.key.ranges(false, q.Prefix) {
-		err := lister.List(ctx, store.ListQuery{Prefix: prefix, After: q.After, State: q.State, Text: q.Text, Want: q.Limit - len(page.Bindings)},
+		err := ss.store.List(ctx, store.ListQuery{Prefix: prefix, After: q.After, State: q.State, Text: q.Text, Want: q.Limit - len(page.Bindings)},
 			func(b *store.Binding) error {
 				if !ss.key.may(false, b.Key) || !ss.managed(b.Key) {
 					return nil

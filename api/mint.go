@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,18 +11,75 @@ import (
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
-// mint answers POST mint/<shoulder>?n=<count>: n new names (default 1, at
-// most MintMax) from the shoulder's minter, each stored before the answer.
-// With a body, a binding, each name is bound at once: placeholders in its
-// target, such as "{id}", stand for the name's parts (see mintPlaceholders).
-func (c *apiCall) mint(raw string) error {
+// Mint answers POST mint/<shoulder>?n=<count> for who: n new names (1 to
+// MintMax) from the minter of shoulder ("ark:12345/x5", in any equivalent
+// spelling), each stored before it returns; with bind, each bound at once
+// as POST mint/ with a body binds it (see serveMint). Names minted before
+// an error are returned with it.
+func (a *API) Mint(ctx context.Context, s Site, who *Caller, shoulder string, n int, bind *BindRequest) ([]string, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := parseShoulder(shoulder)
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 || n > mint.MintMax {
+		return nil, refuse(http.StatusBadRequest, "n=%d: %v", n, mint.ErrMintCount)
+	}
+	if err := ss.mayMint(sh); err != nil {
+		return nil, err
+	}
+	keys, refusal := ss.mint(ctx, sh, n, bind)
+	if refusal != nil {
+		return keys, refusal
+	}
+	return keys, nil
+}
+
+// MintResult is the answer to POST mint/<shoulder>: the names minted.
+type MintResult struct {
+	IDs []string `json:"ids"`
+}
+
+// shoulder is the shoulder of a mint request: an ARK's NAAN and the
+// start of its name.
+type shoulder struct {
+	naan, sh string
+	name     string // "ark:<naan>/<sh>", or "ark:<naan>" for a bare NAAN
+}
+
+// parseShoulder reads the shoulder of mint/<shoulder>.
+func parseShoulder(raw string) (shoulder, error) {
 	naan, sh, err := normalize.ParsePrefix(raw)
 	if err != nil {
-		return c.fail(refuse(http.StatusBadRequest, "%v", err))
+		return shoulder{}, refuse(http.StatusBadRequest, "%v", err)
 	}
-	shoulder := "ark:" + naan // a bare NAAN, ark:12345/, is not an ARK
+	name := "ark:" + naan // a bare NAAN, ark:12345/, is not an ARK
 	if sh != "" {
-		shoulder += "/" + sh
+		name += "/" + sh
+	}
+	return shoulder{naan: naan, sh: sh, name: name}, nil
+}
+
+// mayMint refuses a key that may not mint under sh.
+func (ss *session) mayMint(sh shoulder) error {
+	if !ss.key.mayPrefix(true, sh.naan, sh.sh) {
+		return refuse(http.StatusForbidden, "key %s may not mint under %s", ss.key.name, sh.name)
+	}
+	return nil
+}
+
+// serveMint answers POST mint/<shoulder>?n=<count>: n new names (default
+// 1, at most MintMax) from the shoulder's minter, each stored before the
+// answer. With a body, a binding, each name is bound at once:
+// placeholders in its target, such as "{id}", stand for the name's parts
+// (see mintPlaceholders).
+func (c *apiCall) serveMint(raw string) error {
+	sh, err := parseShoulder(raw)
+	if err != nil {
+		return c.fail(err)
 	}
 	n := 1
 	if q := c.r.URL.Query().Get("n"); q != "" {
@@ -29,56 +87,70 @@ func (c *apiCall) mint(raw string) error {
 			return c.fail(refuse(http.StatusBadRequest, "n=%s: %v", q, mint.ErrMintCount))
 		}
 	}
-	if !c.key.mayPrefix(true, naan, sh) {
-		return c.fail(refuse(http.StatusForbidden, "key %s may not mint under %s", c.key.name, shoulder))
-	}
-	bind, err := c.mintBinding(naan, sh, n)
-	if err != nil {
+	if err := c.mayMint(sh); err != nil {
 		return c.fail(err)
 	}
-	keys, err := c.site.Mint(c.r.Context(), shoulder, n, c.key.name, bind)
+	var bind *BindRequest
+	if c.r.ContentLength != 0 {
+		bind = &BindRequest{}
+		if err := readJSON(c.w, c.r, bind); err != nil {
+			return c.fail(err)
+		}
+	}
+	keys, refusal := c.mint(c.r.Context(), sh, n, bind)
+	switch {
+	case refusal == nil:
+		return writeJSON(c.w, http.StatusCreated, MintResult{IDs: keys})
+	case len(keys) == 0:
+		return c.fail(refusal)
+	}
+	// Some names were minted before the error: they are stored, so say which.
+	return writeJSON(c.w, refusal.status, Refusal{Error: refusal.msg, IDs: keys, Status: refusal.status})
+}
+
+// mint mints n names under sh, bound as bind says when it is not nil, and
+// returns them; names minted before a refusal are returned with it.
+func (ss *session) mint(ctx context.Context, sh shoulder, n int, bind *BindRequest) ([]string, *apiError) {
+	build, err := ss.mintBinding(ctx, sh, n, bind)
+	if err != nil {
+		return nil, callError(err)
+	}
+	keys, err := ss.site.Mint(ctx, sh.name, n, ss.key.name, build)
 	var refusal *apiError
 	switch {
 	case errors.As(err, &refusal):
-		return c.fail(refusal)
+		return nil, refusal
 	case err == nil:
-		return writeJSON(c.w, http.StatusCreated, map[string]any{"ids": keys})
+		return keys, nil
 	case errors.Is(err, mint.ErrNoMinter):
 		refusal = refuse(http.StatusNotFound, "%v", err)
 	case errors.Is(err, mint.ErrSpaceExhausted):
 		refusal = refuse(http.StatusConflict, "%v", err)
 	default:
-		refusal = storeError(shoulder, err)
+		refusal = storeError(sh.name, err)
 	}
-	if len(keys) == 0 {
-		return c.fail(refusal)
-	}
-	// Some names were minted before the error: they are stored, so say which.
-	return writeJSON(c.w, refusal.status, map[string]any{"status": refusal.status, "error": refusal.msg, "ids": keys})
+	return keys, refusal
 }
 
-// mintBinding reads the binding of a mint-and-bind, if the request has a
-// body, and returns what builds each new name's binding. Before anything is
-// minted, the binding is checked with the names the request may get from
-// the minter of naan/sh: a target that is invalid with any of them (too
-// long, say, with {id} repeated) refuses the whole request, 400.
-func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (store.Binding, error), error) {
-	if c.r.ContentLength == 0 {
+// mintBinding returns what builds each new name's binding from req, the
+// binding of a mint-and-bind; nil for none. Before anything is minted,
+// the binding is checked with the names the request may get from the
+// minter of sh: a target that is invalid with any of them (too long, say,
+// with {id} repeated) refuses the whole request, 400.
+func (ss *session) mintBinding(ctx context.Context, sh shoulder, n int, req *BindRequest) (func(key string) (store.Binding, error), error) {
+	if req == nil {
 		return nil, nil
-	}
-	var req BindRequest
-	if err := readJSON(c.w, c.r, &req); err != nil {
-		return nil, err
 	}
 	target, err := parseMintTarget(req.Target)
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%v", err)
 	}
+	each := *req
 	build := func(key string) (*store.Binding, error) {
-		req.Target = target.expand(key, naan, sh)
-		return c.binding(key, &req)
+		each.Target = target.expand(key, sh.naan, sh.sh)
+		return ss.a.checkBinding(key, &each)
 	}
-	names, err := c.mintableNames(naan, sh, n)
+	names, err := ss.mintableNames(ctx, sh, n)
 	if err != nil {
 		return nil, err
 	}
@@ -100,20 +172,20 @@ func (c *apiCall) mintBinding(naan, sh string, n int) (func(key string) (store.B
 }
 
 // mintableNames returns names that stand for every name a mint of n from
-// naan/sh may give, for checking a mint-and-bind's target: those of a
-// bounded template all have the same length and kinds of character, so its
-// first and last name; those of an unbounded one grow, so the first and
-// last that the minter's counter gives now.
-func (c *apiCall) mintableNames(naan, sh string, n int) ([]string, error) {
-	m := c.site.Minters().Find("ark:" + naan + "/" + sh)
+// sh may give, for checking a mint-and-bind's target: those of a bounded
+// template all have the same length and kinds of character, so its first
+// and last name; those of an unbounded one grow, so the first and last
+// that the minter's counter gives now.
+func (ss *session) mintableNames(ctx context.Context, sh shoulder, n int) ([]string, error) {
+	m := ss.site.Minters().Find("ark:" + sh.naan + "/" + sh.sh)
 	if m == nil {
 		// Mint answers that there is no minter; check the target anyway.
-		return []string{"ark:" + naan + "/" + sh + "0"}, nil
+		return []string{"ark:" + sh.naan + "/" + sh.sh + "0"}, nil
 	}
 	if m.Bounded() {
 		return []string{m.Key(0), m.Key(m.Size() - 1)}, nil
 	}
-	next, err := c.store.Count(c.r.Context(), m.Counter(), 0)
+	next, err := ss.store.Count(ctx, m.Counter(), 0)
 	if err != nil {
 		return nil, storeError(m.Shoulder, err)
 	}

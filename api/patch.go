@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,14 +22,29 @@ const mergePatchType = "application/merge-patch+json"
 // when the binding changed between its read and its write.
 const patchAttempts = 3
 
-// patch answers PATCH id/<id>: a JSON merge patch of the binding's
+// Patch answers PATCH id/<id> for who: the binding of id (as Put takes
+// it) merged with p, on the conditions cd (see servePatch).
+func (a *API) Patch(ctx context.Context, s Site, who *Caller, id string, p *BindPatch, cd Conditions) (*store.Binding, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ss.managedKey(id, true)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ss.patch(ctx, key, p, cd)
+	return b, failed(err)
+}
+
+// servePatch answers PATCH id/<id>: a JSON merge patch of the binding's
 // target, status, passthrough and meta. Fields the patch leaves out keep
 // their value; null sets a field back to its default, and removes a meta
 // key. An identifier without a binding (or minted and not bound yet) is
 // patched from nothing, as PUT would create it. The preconditions and
 // refusals are those of PUT, and the merged binding is written on
 // condition that it has not changed since it was read.
-func (c *apiCall) patch(raw string) error {
+func (c *apiCall) servePatch(raw string) error {
 	key, err := c.managedKey(raw, true)
 	if err != nil {
 		return c.fail(err)
@@ -45,36 +61,43 @@ func (c *apiCall) patch(raw string) error {
 	if err != nil {
 		return c.fail(refuse(http.StatusBadRequest, "%s: the body is not a merge patch of a binding: %v", key, err))
 	}
-	conditional := c.r.Header.Get("If-Match") != "" || c.r.Header.Get("If-None-Match") != ""
+	stored, err := c.patch(c.r.Context(), key, p, conditionsOf(c.r))
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.answerBinding(stored)
+}
+
+// patch merges p into the binding of key, on the conditions cd; without
+// any, it merges again when the binding changed between its read and its
+// write.
+func (ss *session) patch(ctx context.Context, key string, p *BindPatch, cd Conditions) (*store.Binding, error) {
 	for attempt := 1; ; attempt++ {
-		stored, err := c.patchOnce(key, p)
-		if errors.Is(err, store.ErrPrecondition) && !conditional && attempt < patchAttempts {
+		stored, err := ss.patchOnce(ctx, key, p, cd)
+		if errors.Is(err, store.ErrPrecondition) && !cd.given() && attempt < patchAttempts {
 			continue // changed between read and write: merge onto the new one
 		}
 		if errors.Is(err, store.ErrPrecondition) {
 			err = storeError(key, err)
 		}
-		if err != nil {
-			return c.fail(err)
-		}
-		return c.answerBinding(stored)
+		return stored, err
 	}
 }
 
 // patchOnce reads the binding of key, merges p into it and writes it on
 // condition that it is still the one read. store.ErrPrecondition, the binding
 // changed meanwhile, is returned as it is, for patch to merge again.
-func (c *apiCall) patchOnce(key string, p *bindPatch) (*store.Binding, error) {
-	wr := store.Write{By: c.key.name}
+func (ss *session) patchOnce(ctx context.Context, key string, p *BindPatch, cd Conditions) (*store.Binding, error) {
+	wr := store.Write{By: ss.key.name}
 	var req BindRequest
-	cur, err := c.current(key)
+	cur, err := ss.current(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case cur == nil:
 		wr.Create = true
-	case cur.Status == 0:
+	case cur.State() == store.StateMinted:
 		// Minted, not bound: nothing to keep.
 		wr.IfVersion = cur.Version
 	default:
@@ -83,15 +106,15 @@ func (c *apiCall) patchOnce(key string, p *bindPatch) (*store.Binding, error) {
 		req = BindRequest{Target: cur.Target, Status: cur.Status, Passthrough: &pass, Meta: maps.Clone(cur.Meta)}
 	}
 	p.apply(&req)
-	b, err := c.binding(key, &req)
+	b, err := ss.a.checkBinding(key, &req)
 	if err != nil {
 		return nil, err
 	}
 	wr.Binding = *b
-	if err := c.precondition(key, &wr); err != nil {
+	if err := ss.precondition(ctx, key, cd, &wr); err != nil {
 		return nil, err
 	}
-	stored, err := c.store.Apply(c.r.Context(), wr)
+	stored, err := ss.store.Apply(ctx, wr)
 	if errors.Is(err, store.ErrPrecondition) {
 		return nil, err
 	}
@@ -114,40 +137,68 @@ func checkPatchType(value string) error {
 	return refuse(http.StatusUnsupportedMediaType, "Content-Type %q: PATCH takes a JSON merge patch, %s", value, mergePatchType)
 }
 
-// bindPatch is a merge patch of a binding: for each field, whether the
-// patch sets it, and to what; a field set to null is set to its zero
-// value, which is its default.
-type bindPatch struct {
-	target, status, passthrough, meta bool
-	req                               BindRequest
-	metaPatch                         map[string]*string // nil removes the key
+// BindPatch is a merge patch of a binding (RFC 7396), the body of PATCH
+// id/<id>: for each field, whether the patch sets it, and to what; a
+// field set to its zero value (null in JSON) is set back to its default.
+type BindPatch struct {
+	// Which fields the patch sets.
+	SetTarget, SetStatus, SetPassthrough, SetMeta bool
+	// The values of the fields it sets, but Meta.
+	To BindRequest
+	// With SetMeta, the metadata keys it sets, each to a value or, nil,
+	// removed; a nil map removes every key.
+	Meta map[string]*string
+}
+
+// Empty reports whether p sets nothing.
+func (p *BindPatch) Empty() bool {
+	return !p.SetTarget && !p.SetStatus && !p.SetPassthrough && !p.SetMeta
+}
+
+// MarshalJSON writes p as the JSON merge patch PATCH id/<id> takes: the
+// fields it sets, null for a field set back to its default.
+func (p *BindPatch) MarshalJSON() ([]byte, error) {
+	obj := map[string]any{}
+	if p.SetTarget {
+		obj["target"] = p.To.Target
+	}
+	if p.SetStatus {
+		obj["status"] = p.To.Status
+	}
+	if p.SetPassthrough {
+		obj["passthrough"] = p.To.Passthrough
+	}
+	if p.SetMeta {
+		obj["meta"] = p.Meta
+	}
+	return json.Marshal(obj)
 }
 
 // parseBindPatch reads a JSON merge patch of a binding: an object with
 // any of target, status, passthrough and meta, whose meta is an object of
 // strings and nulls. A repeated key is refused, as table files refuse it.
-func parseBindPatch(data []byte) (*bindPatch, error) {
+func parseBindPatch(data []byte) (*BindPatch, error) {
 	fields, err := decodeObject(data)
 	if err != nil {
 		return nil, err
 	}
-	p := &bindPatch{}
+	p := &BindPatch{}
 	for name, value := range fields {
 		isNull := bytes.Equal(value, []byte("null"))
 		switch name {
 		case "target":
-			p.target = true
-			err = json.Unmarshal(value, &p.req.Target)
+			p.SetTarget = true
+			err = json.Unmarshal(value, &p.To.Target)
 		case "status":
-			p.status = true
-			err = json.Unmarshal(value, &p.req.Status)
+			p.SetStatus = true
+			err = json.Unmarshal(value, &p.To.Status)
 		case "passthrough":
-			p.passthrough = true
-			err = json.Unmarshal(value, &p.req.Passthrough)
+			p.SetPassthrough = true
+			err = json.Unmarshal(value, &p.To.Passthrough)
 		case "meta":
-			p.meta = true
+			p.SetMeta = true
 			if !isNull {
-				p.metaPatch, err = ParseMetaPatch(value)
+				p.Meta, err = ParseMetaPatch(value)
 			}
 		default:
 			return nil, fmt.Errorf("unknown field %q: a binding has target, status, passthrough and meta", name)
@@ -210,27 +261,27 @@ func decodeObject(data []byte) (map[string]json.RawMessage, error) {
 }
 
 // apply merges p into req, as RFC 7396 says.
-func (p *bindPatch) apply(req *BindRequest) {
-	if p.target {
-		req.Target = p.req.Target
+func (p *BindPatch) apply(req *BindRequest) {
+	if p.SetTarget {
+		req.Target = p.To.Target
 	}
-	if p.status {
-		req.Status = p.req.Status
+	if p.SetStatus {
+		req.Status = p.To.Status
 	}
-	if p.passthrough {
-		req.Passthrough = p.req.Passthrough
+	if p.SetPassthrough {
+		req.Passthrough = p.To.Passthrough
 	}
-	if !p.meta {
+	if !p.SetMeta {
 		return
 	}
-	if p.metaPatch == nil {
+	if p.Meta == nil {
 		req.Meta = nil
 		return
 	}
 	if req.Meta == nil {
 		req.Meta = map[string]string{}
 	}
-	for k, v := range p.metaPatch {
+	for k, v := range p.Meta {
 		if v == nil {
 			delete(req.Meta, k)
 		} else {

@@ -102,15 +102,11 @@ func checkRetarget(req RetargetRequest) (*retargetPlan, error) {
 // result that is not a valid binding is a 400 naming the identifier, or
 // when skip is not nil, is passed to skip.
 func (p *retargetPlan) each(ctx context.Context, ss *session, skip func(key string), fn func(cur, next *store.Binding) error) error {
-	lister, ok := ss.store.(store.Lister)
-	if !ok {
-		return refuse(http.StatusNotImplemented, "this store cannot list its identifiers")
-	}
 	for _, prefix := range ss.key.ranges(true, p.prefix) {
 		// Text finds the bindings holding From anywhere, ignoring case,
 		// through the store's index; those starting with it are kept.
 		q := store.ListQuery{Prefix: prefix, State: store.StateBound, Text: p.From, Want: BatchSize}
-		err := lister.List(ctx, q, func(b *store.Binding) error {
+		err := ss.store.List(ctx, q, func(b *store.Binding) error {
 			next, err := p.retarget(ss, b)
 			var ae *apiError
 			if skip != nil && errors.As(err, &ae) {
@@ -133,7 +129,7 @@ func (p *retargetPlan) each(ctx context.Context, ss *session, skip func(key stri
 // does not change b.
 func (p *retargetPlan) retarget(ss *session, b *store.Binding) (*store.Binding, error) {
 	rest, ok := strings.CutPrefix(b.Target, p.From)
-	if !ok || store.StateOf(b) != store.StateBound || !ss.key.may(true, b.Key) || !ss.managed(b.Key) {
+	if !ok || b.State() != store.StateBound || !ss.key.may(true, b.Key) || !ss.managed(b.Key) {
 		return nil, nil
 	}
 	pass := b.Passthrough
@@ -186,10 +182,6 @@ func (a *API) Retarget(ctx context.Context, s Site, who *Caller, req RetargetReq
 	if err != nil {
 		return nil, nil, err
 	}
-	batcher, ok := ss.store.(store.Batcher)
-	if !ok {
-		return nil, nil, refuse(http.StatusNotImplemented, "this store cannot make batches")
-	}
 	pre, err := p.preview(ctx, ss)
 	if err != nil {
 		return nil, nil, callError(err)
@@ -204,7 +196,7 @@ func (a *API) Retarget(ctx context.Context, s Site, who *Caller, req RetargetReq
 	if err != nil {
 		return nil, nil, callError(err)
 	}
-	ap := &batchApplier{ctx: ctx, store: ss.store, batcher: batcher, batch: batch, by: who.Name(),
+	ap := &batchApplier{ctx: ctx, store: ss.store, batch: batch, by: who.Name(),
 		again: func(b *store.Binding) (*store.Binding, error) { return p.retarget(ss, b) }}
 	// What changed since the preview into something that does not fit
 	// any more is left as it is, and said.
@@ -223,11 +215,10 @@ func (a *API) Retarget(ctx context.Context, s Site, who *Caller, req RetargetReq
 
 // batchApplier makes writes in batches of BatchSize.
 type batchApplier struct {
-	ctx     context.Context
-	store   store.Store
-	batcher store.Batcher
-	batch   uint64
-	by      string
+	ctx   context.Context
+	store store.Store
+	batch uint64
+	by    string
 	// again returns the write to make of a binding that changed between
 	// its read and its write, nil for none; nil when none is to be made.
 	again func(*store.Binding) (*store.Binding, error)
@@ -252,7 +243,7 @@ func (ap *batchApplier) flush() error {
 	for attempt := 1; len(ap.pending) > 0; attempt++ {
 		ws := ap.pending
 		ap.pending = nil
-		got, err := ap.batcher.ApplyBatch(ap.ctx, ap.batch, ws)
+		got, err := ap.store.ApplyBatch(ap.ctx, ap.batch, ws)
 		if err != nil {
 			return err
 		}

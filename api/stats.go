@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -9,19 +10,47 @@ import (
 	"github.com/caddy-ark/caddy-ark/stats"
 )
 
-// stats answers GET stats: the site's resolution statistics for a period
-// (?days=<n>, or ?from=<day>&to=<day>; the last 30 days by default), as a
-// stats.Report, with the counts not written to the store yet. A key sees
-// the shoulders and identifiers that it may read: a scoped key sees the
-// rows of the shoulders its scopes cover whole, and no requests that name
-// none of the site's (invalid, foreign), which only a "*" scope sees.
-func (c *apiCall) stats() error {
-	col := c.site.Stats()
-	if col == nil {
-		return writeAPIError(c.w, http.StatusNotFound, "statistics are not kept here: the ark block has no stats")
+// Stats answers GET stats for who: the site's resolution statistics for
+// the days from to to, "YYYY-MM-DD" and inclusive (stats.ParsePeriod
+// reads them from a query), as the caller may see them (see serveStats).
+// A site that keeps no statistics is a 404.
+func (a *API) Stats(ctx context.Context, s Site, who *Caller, from, to string) (*stats.Report, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, err
 	}
-	if !c.key.anyScope(false, func(sc *scope) bool { return !sc.admin }) {
-		return writeAPIError(c.w, http.StatusForbidden, "the key "+c.key.name+" may read no identifiers, so no statistics")
+	col, err := ss.statsCollector()
+	if err != nil {
+		return nil, err
+	}
+	r, err := col.Report(ctx, ss.key.statsQuery(from, to))
+	return r, failed(err)
+}
+
+// statsCollector returns the site's statistics, if it keeps them and the
+// key may read some.
+func (ss *session) statsCollector() (*stats.Collector, error) {
+	col := ss.site.Stats()
+	if col == nil {
+		return nil, refuse(http.StatusNotFound, "statistics are not kept here: the ark block has no stats")
+	}
+	if !ss.key.anyScope(false, func(sc *scope) bool { return !sc.admin }) {
+		return nil, refuse(http.StatusForbidden, "the key %s may read no identifiers, so no statistics", ss.key.name)
+	}
+	return col, nil
+}
+
+// serveStats answers GET stats: the site's resolution statistics for a
+// period (?days=<n>, or ?from=<day>&to=<day>; the last 30 days by
+// default), as a stats.Report, with the counts not written to the store
+// yet. A key sees the shoulders and identifiers that it may read: a
+// scoped key sees the rows of the shoulders its scopes cover whole, and
+// no requests that name none of the site's (invalid, foreign), which only
+// a "*" scope sees.
+func (c *apiCall) serveStats() error {
+	col, err := c.statsCollector()
+	if err != nil {
+		return c.fail(err)
 	}
 	q := c.r.URL.Query()
 	for name := range q {

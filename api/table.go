@@ -16,32 +16,51 @@ import (
 	"go.uber.org/zap"
 )
 
-// export answers GET export: the store's bindings that the key may read,
-// as a table file, streamed in key order, each as importer.EntryOf writes it
-// (a withdrawal's reason in the meta key "reason"), so that importing the
-// export makes the same bindings again. Names minted but not bound yet
-// are left out: a table has no way to hold them.
+// Export answers GET export for who: fn is called with every binding of
+// the store that the caller may read, in key order, as a table entry (see
+// serveExport), until it returns an error, which Export returns.
+func (a *API) Export(ctx context.Context, s Site, who *Caller, fn func(table.Entry) error) error {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return err
+	}
+	return ss.export(ctx, fn)
+}
+
+// export calls fn with every binding that the key may read, but names
+// minted and not bound yet, as importer.EntryOf writes it.
+func (ss *session) export(ctx context.Context, fn func(table.Entry) error) error {
+	return ss.store.Each(ctx, func(b *store.Binding) error {
+		if b.State() == store.StateMinted || !ss.key.may(false, b.Key) {
+			return nil
+		}
+		return fn(importer.EntryOf(b))
+	})
+}
+
+// serveExport answers GET export: the store's bindings that the key may
+// read, as a table file, streamed in key order, each as importer.EntryOf
+// writes it (a withdrawal's reason in the meta key "reason"), so that
+// importing the export makes the same bindings again. Names minted but
+// not bound yet are left out: a table has no way to hold them.
 //
 // The status is sent with the first bytes that leave the buffer: a store
 // that fails before that is answered 503. Once the answer has started, a
 // failure aborts it (http.ErrAbortHandler), so that the client sees a
 // failed transfer, never a table that ends early with 200.
-func (c *apiCall) export() error {
+func (c *apiCall) serveExport() error {
 	c.w.Header().Set("Content-Type", "application/json")
 	c.w.Header().Set("Content-Disposition", `attachment; filename="ark-export.json"`)
 	sent := &HeaderOnWrite{W: c.w}
 	out := bufio.NewWriterSize(sent, 64<<10)
 	started := false
-	err := c.store.Each(c.r.Context(), func(b *store.Binding) error {
-		if b.Status == 0 || !c.key.may(false, b.Key) {
-			return nil
-		}
+	err := c.export(c.r.Context(), func(e table.Entry) error {
 		sep := ",\n"
 		if !started {
 			sep = "{\"entries\": [\n"
 			started = true
 		}
-		data, err := json.Marshal(importer.EntryOf(b))
+		data, err := json.Marshal(e)
 		if err != nil {
 			return err
 		}
@@ -102,27 +121,56 @@ func (a *API) Stop() {
 	}
 }
 
-// importTable answers POST import: a table file into the store, all of it
+// ImportResult is the answer to POST import: how many entries the table
+// held, and how many of them were new in the store.
+type ImportResult struct {
+	Entries  int `json:"entries"`
+	Imported int `json:"imported"`
+}
+
+// Import answers POST import for who: the table file that body holds, at
+// most max_body bytes, into the store, all of it or, at the first entry
+// refused, none of it (see serveImport).
+func (a *API) Import(ctx context.Context, s Site, who *Caller, body io.Reader) (*ImportResult, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, err
+	}
+	return ss.importTable(ctx, http.MaxBytesReader(nil, io.NopCloser(body), a.maxBody()))
+}
+
+// serveImport answers POST import: a table file into the store, all of it
 // or, at the first entry refused, none of it. The body is read as the
 // store takes it, so memory does not grow with its size; a client that
 // goes away, or a server that stops, ends it with nothing kept.
-func (c *apiCall) importTable() error {
+func (c *apiCall) serveImport() error {
 	limit := c.a.maxBody()
 	if c.r.ContentLength > limit {
 		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
 	}
-	ctx, cancel := context.WithCancel(c.r.Context())
-	defer cancel()
-	if c.a.stopping != nil {
-		defer context.AfterFunc(c.a.stopping, cancel)()
+	res, err := c.importTable(c.r.Context(), http.MaxBytesReader(c.w, c.r.Body, limit))
+	if err != nil {
+		return c.fail(err)
 	}
-	tr := table.NewReader(http.MaxBytesReader(c.w, c.r.Body, limit))
+	return writeJSON(c.w, http.StatusOK, res)
+}
+
+// importTable imports the table file body, which ends with an
+// *http.MaxBytesError past max_body.
+func (ss *session) importTable(ctx context.Context, body io.Reader) (*ImportResult, error) {
+	limit := ss.a.maxBody()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if ss.a.stopping != nil {
+		defer context.AfterFunc(ss.a.stopping, cancel)()
+	}
+	tr := table.NewReader(body)
 	read := make(chan *store.Binding, 256)
 	var readErr error // valid once read is closed
 	go func() {
 		defer close(read)
 		_, readErr = tr.Each(func(e *table.Entry) error {
-			b, err := c.importBinding(e)
+			b, err := ss.importBinding(e)
 			if err != nil {
 				return err
 			}
@@ -135,7 +183,7 @@ func (c *apiCall) importTable() error {
 		})
 	}()
 	entries, inputErr := 0, error(nil)
-	n, err := c.store.Import(ctx, func() (*store.Binding, error) {
+	n, err := ss.store.Import(ctx, func() (*store.Binding, error) {
 		b, ok := <-read
 		switch {
 		case ok:
@@ -146,7 +194,7 @@ func (c *apiCall) importTable() error {
 			return nil, readErr
 		}
 		return nil, io.EOF
-	}, c.key.name)
+	}, ss.key.name)
 	cancel()
 	for range read { // the reader has stopped once read is closed
 	}
@@ -155,22 +203,22 @@ func (c *apiCall) importTable() error {
 		var ae *apiError
 		switch {
 		case errors.As(inputErr, &tooLarge):
-			return c.fail(refuse(http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, %s", formatBytes(limit)))
+			return nil, refuse(http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, %s", formatBytes(limit))
 		case errors.As(inputErr, &ae):
-			return c.fail(refuse(ae.status, "line %d: entry %d: %s", tr.Line, entries, ae.msg))
+			return nil, refuse(ae.status, "line %d: entry %d: %s", tr.Line, entries, ae.msg)
 		}
-		return c.fail(refuse(http.StatusBadRequest, "line %d: %v", tr.Line, inputErr))
+		return nil, refuse(http.StatusBadRequest, "line %d: %v", tr.Line, inputErr)
 	}
 	if err != nil {
-		return c.fail(storeError("", err))
+		return nil, storeError("", err)
 	}
-	return writeJSON(c.w, http.StatusOK, map[string]any{"entries": entries, "imported": n})
+	return &ImportResult{Entries: entries, Imported: n}, nil
 }
 
 // importBinding checks one entry of an imported table and returns its
 // binding (see importer.Binding).
-func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
-	key, err := c.managedKey(e.ID, true)
+func (ss *session) importBinding(e *table.Entry) (*store.Binding, error) {
+	key, err := ss.managedKey(e.ID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +227,7 @@ func (c *apiCall) importBinding(e *table.Entry) (*store.Binding, error) {
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)
 	}
-	if err := c.a.inPlace(key, e.Target, e.Status); err != nil {
+	if err := ss.a.checkTarget(key, e.Target, e.Status); err != nil {
 		return nil, err
 	}
 	return b, nil

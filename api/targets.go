@@ -94,6 +94,12 @@ func states() string {
 	return strings.Join(s, ", ")
 }
 
+// CheckResult is the answer to POST targets/check: how many identifiers
+// have their targets checked next.
+type CheckResult struct {
+	Identifiers int `json:"identifiers"`
+}
+
 // checkTargets answers POST targets/check: the targets of the identifiers
 // under ?prefix= (every identifier without it) are made due at once, for
 // the node that checks to check them next; it answers 202 with how many
@@ -116,16 +122,36 @@ func (c *apiCall) checkTargets() error {
 		if raw != "" {
 			what = raw
 		}
-		return writeAPIError(c.w, http.StatusForbidden, "the key "+c.key.name+" may not write "+what+", which checking its targets needs")
-	}
-	if _, ok := c.store.(store.TargetChecks); !ok {
-		return writeAPIError(c.w, http.StatusNotFound, "target checks are not kept here: the site has no store")
+		msg := "the key " + c.key.name + " may not write " + what + ", which checking its targets needs"
+		if mine := c.key.writablePrefixes(); len(mine) > 0 {
+			msg += "; give a prefix it may write: " + strings.Join(mine, ", ")
+		}
+		return writeAPIError(c.w, http.StatusForbidden, msg)
 	}
 	n, err := targets.CheckNow(c.r.Context(), []table.Table{c.rs.Table()}, c.store, p)
 	if err != nil {
 		return c.fail(storeError("", err))
 	}
-	return writeJSON(c.w, http.StatusAccepted, map[string]any{"identifiers": n})
+	return writeJSON(c.w, http.StatusAccepted, CheckResult{Identifiers: n})
+}
+
+// writablePrefixes returns the prefixes of the key's write scopes, as a
+// prefix parameter takes them, or none for a key that may write every
+// identifier or none.
+func (k *apiKey) writablePrefixes() []string {
+	var prefixes []string
+	for _, sc := range k.scopes {
+		switch {
+		case !sc.write || sc.admin || sc.all:
+		case sc.urn != "":
+			prefixes = append(prefixes, strings.TrimSuffix(sc.urn, ":"))
+		case sc.name != "":
+			prefixes = append(prefixes, "ark:"+sc.naan+"/"+sc.name)
+		default:
+			prefixes = append(prefixes, "ark:"+sc.naan)
+		}
+	}
+	return prefixes
 }
 
 // mayWritePrefix reports whether the key may write every identifier under

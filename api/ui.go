@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -57,18 +56,21 @@ func (a *API) CallerNamed(name string) (*Caller, bool) {
 	return &Caller{k}, true
 }
 
+// Callers returns the callers of every key of the API's configuration.
+func (a *API) Callers() []*Caller {
+	callers := make([]*Caller, 0, len(a.byName))
+	for _, k := range a.byName {
+		callers = append(callers, &Caller{k})
+	}
+	return callers
+}
+
 // Hash returns the SHA-256 hash of the caller's key: a key whose secret
 // is replaced under the same name has another.
 func (c *Caller) Hash() []byte { return []byte(c.key.hash) }
 
 // Scopes returns the scopes of the caller's key, as configured.
 func (c *Caller) Scopes() []string { return c.key.scopeText }
-
-// ServeAs answers a request for the API as Serve does, made by who
-// instead of with the key that r carries: the console's own requests.
-func (a *API) ServeAs(w http.ResponseWriter, r *http.Request, route, rest string, who *Caller, s Site) error {
-	return a.serve(w, r, route, rest, who.key, s)
-}
 
 // BodyLimit returns the largest request body of an import: max_body.
 func (a *API) BodyLimit() int64 { return a.maxBody() }

@@ -34,10 +34,6 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 	if err != nil {
 		return nil, err
 	}
-	batcher, ok := ss.store.(store.Batcher)
-	if !ok {
-		return nil, refuse(http.StatusNotImplemented, "this store cannot make batches")
-	}
 	exists, err := store.BatchExists(ctx, ss.store, batch)
 	if err != nil {
 		return nil, callError(err)
@@ -45,7 +41,7 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 	if !exists {
 		return nil, refuse(http.StatusNotFound, "batch %d: no such batch", batch)
 	}
-	err = batcher.BatchChanges(ctx, batch, func(ch *store.Change) error {
+	err = ss.store.BatchChanges(ctx, batch, func(ch *store.Change) error {
 		if _, err := ss.managedKey(ch.Key, true); err != nil {
 			return refuse(ErrorStatus(err), "%v, which batch %d changed: nothing was undone", err, batch)
 		}
@@ -65,8 +61,8 @@ func (a *API) Undo(ctx context.Context, s Site, who *Caller, batch uint64) (*Und
 		return nil, callError(err)
 	}
 	res := &UndoResult{Skipped: []string{}, Batch: undo}
-	ap := &batchApplier{ctx: ctx, store: ss.store, batcher: batcher, batch: undo, by: who.Name()}
-	err = batcher.BatchChanges(ctx, batch, func(ch *store.Change) error {
+	ap := &batchApplier{ctx: ctx, store: ss.store, batch: undo, by: who.Name()}
+	err = ss.store.BatchChanges(ctx, batch, func(ch *store.Change) error {
 		if ch.Old == nil || ch.New == nil {
 			res.Skipped = append(res.Skipped, ch.Key) // a creation: nothing to give back
 			return nil

@@ -16,6 +16,11 @@
 #   bench/compiled.sh pss CADDY TABLE KEYS
 #       two Caddy processes serving TABLE, each warmed by 5 s of wrk: their
 #       Rss and Pss (/proc/PID/smaps_rollup) and the sums
+#   bench/compiled.sh curve CADDY TABLE KEYS [SECONDS]
+#       drop TABLE's pages from the page cache (POSIX_FADV_DONTNEED), start
+#       Caddy serving it and load it with wrk (-c50, varied spellings) in
+#       back-to-back 2 s runs for SECONDS (default 30): per run, req/s and
+#       the server's major page faults; the table's load time first
 #   bench/compiled.sh ratio CADDY TABLE KEYS [ROUNDS] [DURATION]
 #       Caddy `respond` and Caddy serving TABLE side by side, each server
 #       pinned to core 0 and wrk (-c50, varied spellings) to core 1; after
@@ -128,6 +133,21 @@ reload)
 	sort -n "$work/rss.txt" "$work/events.txt"
 	grep -E 'Requests/sec|ARKS_RESULT|Socket errors|Non-2xx' "$work/wrk.txt"
 	echo "swaps logged: $(grep -c 'table swapped in' "$work/23180.log")"
+	;;
+curve)
+	table=$1 keys=$2 secs=${3:-30}
+	python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$table"
+	echo "page cache: $(awk '$1 == "Cached:" {print $2}' /proc/meminfo) KiB cached before the start"
+	start 23180 "$table"
+	echo "table load (Caddy's log): $(awk -v d="$(loadtime 23180)" 'BEGIN { printf "%.1f ms", d * 1000 }'); start to first answer: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f s", b - a }')"
+	echo "| from s | req/s | major faults |"
+	echo "| ---: | ---: | ---: |"
+	for i in $(seq 0 2 $((secs - 2))); do
+		f0=$(awk '{print $12}' "/proc/$spid/stat")
+		rps=$(wrk -t1 -c50 -d2s --timeout 10s -s "$lua" http://127.0.0.1:23180 -- keys="$keys" mode=vary | awk '/^Requests\/sec/ {printf "%.0f", $2}')
+		f1=$(awk '{print $12}' "/proc/$spid/stat")
+		echo "| $i | $rps | $((f1 - f0)) |"
+	done
 	;;
 serve)
 	start 23180 "$1"

@@ -17,6 +17,7 @@ usage: bench/run.sh [options]
   -c LIST     configs, comma-separated (env CONFIGS, default all):
               ark-redirect ark-redirect-canon ark-inplace ark-compiled respond file_server map-redir
               ark-redirect-stats (not in the default list: ark-redirect with stats on)
+              gomap (not in the default list: a bare Go net/http server with a Go map, bench/gomap)
   -C CONNS    wrk connections (env CONNECTIONS, default 50)
   -s SEED     table seed (env SEED, default 1)
   -M          skip map-redir (Caddy map needs ~30 s and ~2.6 GiB at 1M entries)
@@ -115,6 +116,7 @@ fi
 [ -x "$CADDY" ] || die "no caddy binary at $CADDY"
 CADDY=$(cd "$(dirname "$CADDY")" && pwd)/$(basename "$CADDY")
 timeout 300 go build -o "$OUT/gentable" ./bench/gentable
+timeout 300 go build -o "$OUT/gomap" ./bench/gomap
 
 # ---- configs
 IFS=, read -r -a CFGS <<<"$CONFIGS"
@@ -130,7 +132,7 @@ want() {
 }
 for c in "${CFGS[@]}"; do
 	case $c in
-	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled | respond | file_server | map-redir | ark-redirect-stats) ;;
+	ark-redirect | ark-redirect-canon | ark-inplace | ark-compiled | respond | file_server | map-redir | ark-redirect-stats | gomap) ;;
 	*) die "unknown config $c" ;;
 	esac
 done
@@ -200,13 +202,13 @@ EOF
 wrkargs() {
 	case $1 in
 	ark-redirect | ark-inplace | ark-compiled | respond | ark-redirect-stats) echo "keys=$DATA/keys.txt mode=vary" ;;
-	ark-redirect-canon | map-redir) echo "keys=$DATA/keys.txt mode=canonical" ;;
+	ark-redirect-canon | map-redir | gomap) echo "keys=$DATA/keys.txt mode=canonical" ;;
 	file_server) echo "keys=$DATA/objects.txt mode=raw" ;;
 	esac
 }
 expected_status() {
 	case $1 in
-	ark-redirect | ark-redirect-canon | ark-compiled | map-redir | ark-redirect-stats) echo 302 ;;
+	ark-redirect | ark-redirect-canon | ark-compiled | map-redir | ark-redirect-stats | gomap) echo 302 ;;
 	*) echo 200 ;;
 	esac
 }
@@ -220,6 +222,7 @@ describe() {
 	respond) echo "Caddy respond (200), same ARK requests" ;;
 	file_server) echo "Caddy file_server (200), the in-place target files" ;;
 	map-redir) echo "Caddy map + redir (302), same table, normal-form spellings" ;;
+	gomap) echo "bare Go net/http + Go map, the same 302 (bench/gomap), normal-form spellings" ;;
 	esac
 }
 
@@ -308,9 +311,11 @@ for cfg in "${ORDERED[@]}"; do
 	[ "$QUIET_WAIT" -gt 0 ] && wait_quiet
 	log "$cfg: starting on 127.0.0.1:$port ($(describe "$cfg"))"
 	t0=$(date +%s.%N)
+	server=("$CADDY" run --config "$cf" --adapter caddyfile)
+	[ "$cfg" = gomap ] && server=("$OUT/gomap" -table "$DATA/redirect.json" -addr "127.0.0.1:$port")
 	XDG_DATA_HOME=$OUT/xdg XDG_CONFIG_HOME=$OUT/xdg \
 		timeout --kill-after=10 "$lifetime" "${PIN_SERVER[@]}" \
-		"$CADDY" run --config "$cf" --adapter caddyfile >"$slog" 2>&1 &
+		"${server[@]}" >"$slog" 2>&1 &
 	tpid=$!
 	PIDS+=("$tpid")
 	# the caddy process is the child of timeout (taskset execs caddy)

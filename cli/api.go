@@ -69,12 +69,12 @@ func (c *apiClient) call(ctx context.Context, method, path string, body any, out
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		var refusal struct{ Error string }
+		var refusal api.Refusal
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if json.Unmarshal(data, &refusal) != nil || refusal.Error == "" {
-			refusal.Error = strings.TrimSpace(string(data))
+		if json.Unmarshal(data, &refusal) == nil && refusal.Error != "" {
+			return fmt.Errorf("%s: %s", resp.Status, terminalSafe(refusal.Error))
 		}
-		return fmt.Errorf("%s: %s", resp.Status, terminalSafe(refusal.Error))
+		return notTheAPI(method, req.URL, resp.Status, resp.StatusCode, data)
 	}
 	if read, ok := out.(func(io.Reader) error); ok {
 		return read(resp.Body)
@@ -100,9 +100,7 @@ func idPath(route, id string) string {
 // mintIDs mints n names under shoulder, bound to target when it is not
 // empty, and writes them to w, one a line.
 func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *api.BindRequest, w io.Writer) error {
-	var out struct {
-		IDs []string `json:"ids"`
-	}
+	var out api.MintResult
 	var body any
 	if bind != nil {
 		body = bind
@@ -118,7 +116,7 @@ func (c *apiClient) mintIDs(ctx context.Context, shoulder string, n int, bind *a
 
 // bindID creates or updates the binding of id with a merge patch, which
 // keeps what it does not name, and writes the binding as stored.
-func (c *apiClient) bindID(ctx context.Context, id string, patch map[string]any, w io.Writer) error {
+func (c *apiClient) bindID(ctx context.Context, id string, patch *api.BindPatch, w io.Writer) error {
 	var b store.Binding
 	if err := c.call(ctx, http.MethodPatch, idPath("id", id), patch, &b); err != nil {
 		return err
@@ -197,3 +195,23 @@ func hashKey(key string) (string, error) {
 
 // newKey returns a new random key, of 128 bits.
 func newKey() string { return rand.Text() }
+
+// notTheAPI is the error for an answer that is not one of the API's
+// refusals (which are JSON with an error): what was asked, what answered,
+// and, for a 4xx such as a 404, that --api likely does not name the API's
+// prefix.
+func notTheAPI(method string, u *url.URL, status string, code int, body []byte) error {
+	msg := fmt.Sprintf("%s: %s %s", status, method, u.Redacted())
+	if first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n"); first != "" {
+		if r := []rune(first); len(r) > 200 {
+			first = string(r[:200]) + "…"
+		}
+		msg += " answered " + strconv.Quote(terminalSafe(first))
+	} else {
+		msg += " answered with nothing"
+	}
+	if code >= 400 && code < 500 {
+		msg += ": not an answer of the ark API; --api should be the site's address and the api directive's prefix, such as https://example.org/api/ark"
+	}
+	return errors.New(msg)
+}

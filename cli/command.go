@@ -62,6 +62,10 @@ draft-ark-uri-scheme:
 	                                back up a running bolt store
 `,
 		CobraFunc: func(cmd *cobra.Command) {
+			// Caddy ends its help with its own documentation's address; the
+			// ark commands' help, which their subcommands inherit, ends
+			// with this project's.
+			cmd.SetHelpTemplate(new(cobra.Command).HelpTemplate() + "\n" + docsFooter + "\n")
 			// Unknown subcommands are errors rather than a silent help page.
 			cmd.Args = cobra.NoArgs
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
@@ -71,6 +75,10 @@ draft-ark-uri-scheme:
 		},
 	})
 }
+
+// docsFooter ends the help of every ark command.
+const docsFooter = `The documentation of these commands is at:
+https://github.com/caddy-ark/caddy-ark/blob/main/docs/commands.md`
 
 // normalizeCommand builds `caddy ark normalize`.
 func normalizeCommand() *cobra.Command {
@@ -147,7 +155,7 @@ not bound are not exported, so they are not checked that way).
 // importCommand builds `caddy ark import`.
 func importCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import [--format csv|tsv|rewritemap|nginx|json|auto] [--encoding utf-8|latin1] [-v] [-o <table.json>] <file>",
+		Use:   "import [--format csv|tsv|rewritemap|nginx|json|auto] [--encoding utf-8|latin1] [-v] [--skip-test-arks] [-o <table.json>] <file>",
 		Short: "Makes a table file from an existing list of identifiers",
 		Long: `
 Reads a list of identifiers and their targets and writes it as a table file
@@ -176,7 +184,9 @@ bad line, and every identifier assigned twice with different targets, is
 reported on standard error as "<file>:<line>: <reason>", and then no table is
 written and the exit status is 1. A line repeating an earlier assignment, and
 an identifier EZID holds as reserved (never public), are left out and counted
-in the summary; -v lists them. With -o the table
+in the summary; -v lists them. ARKs under NAAN 99999, which marks test and
+invalid ARKs (EZID's test shoulders), are refused as the handler refuses
+them, unless --skip-test-arks leaves them out, counted the same way. With -o the table
 appears only once it is complete; on standard output a failed import does not
 end the table, so it cannot be loaded by mistake. <file> "-" is standard
 input.
@@ -192,6 +202,7 @@ differently in the store, keeps nothing.
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
 	cmd.Flags().String("encoding", "utf-8", "The input's character encoding: utf-8 or latin1")
 	cmd.Flags().BoolP("verbose", "v", false, "List each line left out, not only how many")
+	cmd.Flags().Bool("skip-test-arks", false, "Leave out the ARKs under NAAN 99999 (test and invalid ARKs, as in an EZID download), counted in the summary")
 	cmd.Flags().String("postgres", "", "Import into the PostgreSQL store at this connection string instead of writing a table")
 	cmd.Flags().String("schema", postgres.DefaultSchema, "With --postgres: the store's schema")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -199,6 +210,7 @@ differently in the store, keeps nothing.
 		opts.Format, _ = cmd.Flags().GetString("format")
 		opts.Encoding, _ = cmd.Flags().GetString("encoding")
 		opts.Verbose, _ = cmd.Flags().GetBool("verbose")
+		opts.SkipTestARKs, _ = cmd.Flags().GetBool("skip-test-arks")
 		output, _ := cmd.Flags().GetString("output")
 		dsn, _ := cmd.Flags().GetString("postgres")
 		schema, _ := cmd.Flags().GetString("schema")
@@ -231,8 +243,11 @@ so a watching handler never sees half a file. Compiling sorts and merges in
 runs on disk, so its memory does not grow with the number of entries: it is
 sized for --max-memory (512MiB by default); temporary files of about the
 output's size plus 12 bytes per entry are written next to the output, or in
---tmp. --progress writes how far it has got (phase, entries, rate) to stderr,
-which it does by default when stderr is a terminal. The exit status is 0 on
+--tmp. --progress writes how far it has got to stderr, as a bar redrawn on one
+line on a terminal and as a line every few seconds elsewhere, with a line as
+each phase (read, check, sort, index, write) ends, saying what it did and how
+long it took, and the total time; it is on by default when stderr is a
+terminal. The exit status is 0 on
 success.
 `,
 		Args: cobra.MinimumNArgs(1),
@@ -260,12 +275,14 @@ success.
 		if !cmd.Flags().Changed("progress") {
 			progress = terminal
 		}
-		if progress {
-			p := &progressPrinter{w: stderr, terminal: terminal}
-			opts.Progress = p.report
-			defer p.done()
+		if !progress {
+			return compileAll(args, out, opts, cmd.OutOrStdout())
 		}
-		return compileAll(args, out, opts, cmd.OutOrStdout())
+		p := &progressPrinter{w: stderr, terminal: terminal}
+		opts.Progress = p.report
+		err = compileAll(args, out, opts, cmd.OutOrStdout())
+		p.done(err)
+		return err
 	}
 	return cmd
 }

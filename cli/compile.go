@@ -3,7 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -24,54 +27,137 @@ func compileAll(paths []string, out string, opts table.CompileOptions, w io.Writ
 	return nil
 }
 
-// progressPrinter writes a compile's progress to w at most once a second
-// and when a phase begins: on a terminal, over one line; elsewhere, a line
-// each time.
+// progressPrinter writes a compile's progress to w. On a terminal, a bar
+// redrawn over one line as the phase goes; elsewhere (a log), a line every
+// few seconds. Either way a line when each phase ends, with what it did and
+// how long it took, and the total when the compile ends.
 type progressPrinter struct {
 	w        io.Writer
 	terminal bool
-	start    time.Time // of the phase
-	last     time.Time // of the last line written
+	begun    time.Time // the compile
+	start    time.Time // the phase
+	last     time.Time // the last line written or drawn
 	phase    string
+	drawn    bool     // a bar is on the terminal's line
+	took     []string // "phase time" of each phase ended
 }
+
+// progressBarEvery and progressLineEvery are how often the bar is redrawn
+// and a line written to a log, at most.
+const (
+	progressBarEvery  = 100 * time.Millisecond
+	progressLineEvery = 5 * time.Second
+)
 
 // report is a table.CompileOptions.Progress.
 func (p *progressPrinter) report(pr table.CompileProgress) {
 	now := time.Now()
+	if p.begun.IsZero() {
+		p.begun = now
+	}
 	if pr.Phase != p.phase {
-		if p.terminal && p.phase != "" {
-			fmt.Fprintln(p.w)
+		p.phase, p.start, p.last = pr.Phase, now, now
+	}
+	elapsed := now.Sub(p.start)
+	if pr.End {
+		p.clear()
+		p.took = append(p.took, pr.Phase+" "+roundDuration(elapsed))
+		line := fmt.Sprintf("compile: %s: %s in %s", pr.Phase, progressAmount(pr.Phase, pr.Done), roundDuration(elapsed))
+		if rate := progressRate(pr.Phase, pr.Done, elapsed); rate != "" {
+			line += " (" + rate + ")"
 		}
-		p.phase, p.start = pr.Phase, now
-	} else if now.Sub(p.last) < time.Second {
+		if pr.Phase == "read" {
+			line += ", " + humanize.Comma(pr.Entries) + " entries"
+		}
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	every := progressLineEvery
+	if p.terminal {
+		every = progressBarEvery
+	}
+	if now.Sub(p.last) < every && !(p.terminal && !p.drawn) {
 		return
 	}
 	p.last = now
-	line := fmt.Sprintf("compile: %s: %d", pr.Phase, pr.Done)
+	line := fmt.Sprintf("compile: %s: %s of %s", pr.Phase, progressAmount(pr.Phase, pr.Done), progressAmount(pr.Phase, pr.Total))
 	if pr.Total > 0 {
-		line += fmt.Sprintf(" of %d", pr.Total)
+		line += fmt.Sprintf(" (%d%%)", pr.Done*100/pr.Total)
 	}
-	unit := "entries"
-	switch pr.Phase {
-	case "index":
-		unit = "slots"
-	case "write":
-		unit = "bytes"
+	if rate := progressRate(pr.Phase, pr.Done, elapsed); rate != "" {
+		line += ", " + rate
 	}
-	line += " " + unit
-	if s := now.Sub(p.start).Seconds(); s > 0 && pr.Done > 0 {
-		line += fmt.Sprintf(", %.0f/s", float64(pr.Done)/s)
+	if pr.Phase == "read" {
+		line += ", " + humanize.Comma(pr.Entries) + " entries"
 	}
-	if p.terminal {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-	} else {
+	if !p.terminal {
 		fmt.Fprintln(p.w, line)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s %s", progressBar(pr.Done, pr.Total), line)
+	p.drawn = true
+}
+
+// done ends the progress: the total time of a compile that succeeded,
+// and an end to the terminal's line either way.
+func (p *progressPrinter) done(err error) {
+	p.clear()
+	if err == nil && !p.begun.IsZero() {
+		fmt.Fprintf(p.w, "compile: done in %s (%s)\n", roundDuration(time.Since(p.begun)), strings.Join(p.took, ", "))
 	}
 }
 
-// done ends the line a terminal was writing on.
-func (p *progressPrinter) done() {
-	if p.terminal && p.phase != "" {
-		fmt.Fprintln(p.w)
+// clear erases the bar from the terminal's line.
+func (p *progressPrinter) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
 	}
+}
+
+// progressBar draws done of total as a bar 20 characters wide.
+func progressBar(done, total int64) string {
+	const width = 20
+	filled := 0
+	if total > 0 {
+		filled = int(min(done, total) * width / total)
+	}
+	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "]"
+}
+
+// progressAmount says n in the unit of phase's progress.
+func progressAmount(phase string, n int64) string {
+	switch phase {
+	case "read", "write":
+		return humanize.IBytes(uint64(n))
+	case "index":
+		return humanize.Comma(n) + " slots"
+	}
+	return humanize.Comma(n) + " entries"
+}
+
+// progressRate is n done in elapsed, per second, or "" when too soon to
+// tell.
+func progressRate(phase string, n int64, elapsed time.Duration) string {
+	if n <= 0 || elapsed < 10*time.Millisecond {
+		return ""
+	}
+	per := int64(float64(n) / elapsed.Seconds())
+	switch phase {
+	case "read", "write":
+		return humanize.IBytes(uint64(per)) + "/s"
+	}
+	return humanize.Comma(per) + "/s"
+}
+
+// roundDuration rounds d for a person to read: milliseconds under a
+// second, tenths of a second under a minute, whole seconds above.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }

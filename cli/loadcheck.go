@@ -15,7 +15,7 @@ import (
 // what the store held.
 func checkDumpBinding(it *store.Item) error {
 	b := it.Binding
-	if b == nil || store.StateOf(b) != store.StateBound {
+	if b == nil || b.State() != store.StateBound {
 		return nil
 	}
 	if _, err := table.EntryStatus(b.Target, b.Status); err != nil {

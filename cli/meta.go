@@ -64,26 +64,28 @@ func mintBindFromFlags(cmd *cobra.Command, target string) (*api.BindRequest, err
 // bindPatchFromFlags builds the merge patch of `caddy ark bind <id>
 // [<target>]`: the target if given, and each flag given, so that the
 // binding keeps what the command is not told to change.
-func bindPatchFromFlags(cmd *cobra.Command, args []string) (map[string]any, error) {
-	patch := map[string]any{}
+func bindPatchFromFlags(cmd *cobra.Command, args []string) (*api.BindPatch, error) {
+	patch := &api.BindPatch{}
 	if len(args) == 2 {
-		patch["target"] = args[1]
+		patch.SetTarget, patch.To.Target = true, args[1]
 	}
 	if cmd.Flags().Changed("status") {
-		patch["status"], _ = cmd.Flags().GetInt("status")
+		patch.SetStatus = true
+		patch.To.Status, _ = cmd.Flags().GetInt("status")
 	}
 	if cmd.Flags().Changed("no-passthrough") {
 		noPass, _ := cmd.Flags().GetBool("no-passthrough")
-		patch["passthrough"] = !noPass
+		pass := !noPass
+		patch.SetPassthrough, patch.To.Passthrough = true, &pass
 	}
 	meta, err := metaFromFlags(cmd)
 	if err != nil {
 		return nil, err
 	}
 	if meta != nil {
-		patch["meta"] = meta
+		patch.SetMeta, patch.Meta = true, meta
 	}
-	if len(patch) == 0 {
+	if patch.Empty() {
 		return nil, errors.New("nothing to change: give a target, --status, --no-passthrough, --meta or --meta-file")
 	}
 	return patch, nil

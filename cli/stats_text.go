@@ -18,7 +18,8 @@ import (
 const noShoulder = "(none of the site's)"
 
 // writeStatsText writes the report for a reader: a summary, the requests
-// of each day and of each shoulder by outcome in aligned columns, and the
+// of each day (a run of days without any as one line) and of each shoulder
+// by outcome in aligned columns, and the
 // most requested identifiers and names that found nothing.
 func writeStatsText(r *stats.Report, w io.Writer) error {
 	var b strings.Builder
@@ -37,8 +38,21 @@ func writeStatsText(r *stats.Report, w io.Writer) error {
 		header = append(header, terminalSafe(name))
 	}
 	days := [][]string{append([]string{"day"}, header...)}
-	for _, d := range r.Days {
-		days = append(days, countsRow([]string{terminalSafe(d.Day)}, d.Total, d.Outcomes, outcomes))
+	for i := 0; i < len(r.Days); i++ {
+		d := r.Days[i]
+		day := terminalSafe(d.Day)
+		if d.Total == 0 {
+			// A run of days without requests is one line.
+			last := i
+			for last+1 < len(r.Days) && r.Days[last+1].Total == 0 {
+				last++
+			}
+			if last > i {
+				day += " to " + terminalSafe(r.Days[last].Day)
+				i = last
+			}
+		}
+		days = append(days, countsRow([]string{day}, d.Total, d.Outcomes, outcomes))
 	}
 	writeAligned(&b, days)
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/spf13/cobra"
 )
@@ -117,9 +118,7 @@ func (c *apiClient) checkTargets(ctx context.Context, prefix string, w io.Writer
 	if prefix != "" {
 		path += "?prefix=" + url.QueryEscape(prefix)
 	}
-	var out struct {
-		Identifiers int `json:"identifiers"`
-	}
+	var out api.CheckResult
 	if err := c.call(ctx, http.MethodPost, path, nil, &out); err != nil {
 		return err
 	}

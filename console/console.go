@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/api"
@@ -16,9 +17,14 @@ type Console struct {
 	length   time.Duration // of a session
 	base     string        // the path of the front page: <api prefix>/ui/
 	throttle *throttle
+
+	keySince map[string]time.Time // by key name: since when the process has had it (keylife.go)
+	held     []string             // the keys' lives it holds
+	release  sync.Once
 }
 
-// New returns the console of a, which is provisioned and has a UI.
+// New returns the console of a, which is provisioned and has a UI. Close
+// lets go of what it holds.
 func New(a *api.API) (*Console, error) {
 	if a.UI == nil {
 		return nil, errors.New("api: no ui configured")
@@ -26,11 +32,14 @@ func New(a *api.API) (*Console, error) {
 	c := &Console{api: a, length: a.UI.SessionLength(), base: a.Prefix + "/ui/", throttle: newThrottle()}
 	if a.UI.SecretFile == "" {
 		c.secret = processSecret()
-		return c, nil
+	} else {
+		var err error
+		if c.secret, err = readSecret(a.UI.SecretFile); err != nil {
+			return nil, err
+		}
 	}
-	var err error
-	c.secret, err = readSecret(a.UI.SecretFile)
-	return c, err
+	c.holdKeys()
+	return c, nil
 }
 
 // Route is the API route under which the console answers.

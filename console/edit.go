@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -15,6 +17,7 @@ type editView struct {
 	ID          string
 	Version     uint64 // 0 when not stored yet
 	Target      string
+	Encoded     bool // the stored target had characters that do not show as themselves, percent-encoded in Target
 	Status      int
 	Passthrough bool
 	Meta        []metaRow
@@ -52,7 +55,7 @@ func (p *page) editForm(raw string, status int, problem string, in *editView) er
 			v = &editView{ID: id, Status: http.StatusFound, Passthrough: true}
 		case err != nil:
 			return p.fail(err)
-		case rec.Binding.Status == http.StatusGone:
+		case rec.Binding.State() == store.StateWithdrawn:
 			return p.problem(http.StatusConflict, id+" is withdrawn: a withdrawn identifier never changes.")
 		default:
 			v = viewOf(rec.Binding)
@@ -68,10 +71,13 @@ func (p *page) editForm(raw string, status int, problem string, in *editView) er
 	return p.render(status, view{Title: "Edit " + v.ID, Error: problem, Page: v}, "edit")
 }
 
-// viewOf returns the edit form of a binding as stored.
+// viewOf returns the edit form of a binding as stored; a target stored
+// with characters that do not show as themselves, which the API no longer
+// binds, percent-encoded, the same address that a redirect sends.
 func viewOf(b *store.Binding) *editView {
-	v := &editView{ID: b.Key, Version: b.Version, Target: b.Target, Status: b.Status, Passthrough: b.Passthrough, Meta: sortedMeta(b.Meta)}
-	if v.Status == 0 {
+	target := visible.PercentEncode(b.Target)
+	v := &editView{ID: b.Key, Version: b.Version, Target: target, Encoded: target != b.Target, Status: b.Status, Passthrough: b.Passthrough, Meta: sortedMeta(b.Meta)}
+	if b.State() == store.StateMinted {
 		v.Status, v.Passthrough = http.StatusFound, true
 	}
 	return v
@@ -98,22 +104,16 @@ func (p *page) edit(raw string) error {
 		return p.editForm(raw, http.StatusPreconditionFailed, "It was changed by someone else since you opened this form: the form now shows it as it is. Make your change again.", nil)
 	}
 	patch := mergePatch(cur, in)
-	if len(patch) == 0 {
+	if patch.Empty() {
 		http.Redirect(p.w, p.r, p.c.base+"id/"+escapeID(id)+"?done=unchanged", http.StatusSeeOther)
 		return nil
 	}
-	header := http.Header{"Content-Type": {"application/merge-patch+json"}}
-	if cur == nil {
-		header.Set("If-None-Match", "*")
-	} else {
-		header.Set("If-Match", `"`+strconv.FormatUint(cur.Version, 10)+`"`)
+	cd := api.Conditions{IfNoneMatch: []string{"*"}}
+	if cur != nil {
+		cd = api.Conditions{IfMatch: []string{`"` + strconv.FormatUint(cur.Version, 10) + `"`}}
 	}
-	rep, err := p.api(apiRequest{method: http.MethodPatch, route: "id", rest: escapeID(id), body: jsonBody(patch), header: header})
-	if err != nil {
-		return p.fail(err)
-	}
-	if !rep.ok() {
-		return p.editForm(raw, rep.status, rep.problem(), in)
+	if _, err := p.c.api.Patch(p.r.Context(), p.site, p.sess.key, escapeID(id), patch, cd); err != nil {
+		return p.editForm(raw, api.ErrorStatus(err), err.Error(), in)
 	}
 	http.Redirect(p.w, p.r, p.c.base+"id/"+escapeID(id)+"?done=saved", http.StatusSeeOther)
 	return nil
@@ -151,24 +151,25 @@ func readEditForm(id string, r *http.Request) (*editView, error) {
 	return in, err
 }
 
-// mergePatch returns the JSON merge patch that makes cur (nil when there
-// is none) what the form holds: only what changed, a metadata element
-// whose value was emptied or whose row was removed set to null.
-func mergePatch(cur *store.Binding, in *editView) map[string]any {
+// mergePatch returns the merge patch that makes cur (nil when there is
+// none) what the form holds: only what changed, a metadata element whose
+// value was emptied or whose row was removed removed.
+func mergePatch(cur *store.Binding, in *editView) *api.BindPatch {
 	if cur == nil {
 		cur = &store.Binding{}
 	}
-	patch := map[string]any{}
+	patch := &api.BindPatch{}
 	if in.Target != cur.Target {
-		patch["target"] = in.Target
+		patch.SetTarget, patch.To.Target = true, in.Target
 	}
 	if in.Status != cur.Status {
-		patch["status"] = in.Status
+		patch.SetStatus, patch.To.Status = true, in.Status
 	}
-	if in.Passthrough != cur.Passthrough || cur.Status == 0 {
-		patch["passthrough"] = in.Passthrough
+	if in.Passthrough != cur.Passthrough || cur.State() == store.StateMinted {
+		pass := in.Passthrough
+		patch.SetPassthrough, patch.To.Passthrough = true, &pass
 	}
-	meta := map[string]any{}
+	meta := map[string]*string{}
 	kept := map[string]bool{}
 	for _, m := range in.Meta {
 		if m.Value == "" {
@@ -176,7 +177,7 @@ func mergePatch(cur *store.Binding, in *editView) map[string]any {
 		}
 		kept[m.Name] = true
 		if v, ok := cur.Meta[m.Name]; !ok || v != m.Value {
-			meta[m.Name] = m.Value
+			meta[m.Name] = &m.Value
 		}
 	}
 	for name := range cur.Meta {
@@ -185,7 +186,7 @@ func mergePatch(cur *store.Binding, in *editView) map[string]any {
 		}
 	}
 	if len(meta) > 0 {
-		patch["meta"] = meta
+		patch.SetMeta, patch.Meta = true, meta
 	}
 	return patch
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/importer"
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"go.uber.org/zap"
 )
@@ -66,7 +67,7 @@ func (p *page) export() error {
 			started = true
 		}
 		for _, b := range pg.Bindings {
-			if b.Status == 0 {
+			if b.State() == store.StateMinted {
 				continue
 			}
 			if err := ew.entry(importer.EntryOf(b)); err != nil {

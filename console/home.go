@@ -2,7 +2,10 @@ package console
 
 import (
 	"net/http"
+	"net/url"
+	"time"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/stats"
 )
 
@@ -29,18 +32,16 @@ func (p *page) home() error {
 // stats reads the last 30 days' statistics from the API, as the key may
 // see them; without them, it says why.
 func (p *page) stats() (*statsView, string) {
-	rep, err := p.api(apiRequest{method: http.MethodGet, route: "stats", query: "days=30"})
+	from, to, err := stats.ParsePeriod(url.Values{"days": {"30"}}, time.Now())
+	if err != nil {
+		return nil, "Statistics: " + err.Error()
+	}
+	r, err := p.c.api.Stats(p.r.Context(), p.site, p.sess.key, from, to)
 	switch {
+	case err != nil && api.ErrorStatus(err) == http.StatusNotFound:
+		return nil, "This site keeps no statistics of the requests it answers (stats in the ark block)."
 	case err != nil:
 		return nil, "Statistics: " + err.Error()
-	case rep.status == http.StatusNotFound:
-		return nil, "This site keeps no statistics of the requests it answers (stats in the ark block)."
-	case !rep.ok():
-		return nil, "Statistics: " + rep.problem()
 	}
-	var r stats.Report
-	if err := rep.decode(&r); err != nil {
-		return nil, "Statistics: " + err.Error()
-	}
-	return &statsView{Report: &r, Chart: newDayChart(&r)}, ""
+	return &statsView{Report: r, Chart: newDayChart(r)}, ""
 }

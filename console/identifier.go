@@ -3,21 +3,19 @@ package console
 import (
 	"errors"
 	"fmt"
+	"html/template"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/targets"
 )
-
-// record is the API's answer to GET id/<id>.
-type record struct {
-	Binding *store.Binding `json:"binding"`
-	History []store.Change `json:"history"`
-}
 
 // errNotStored is a GET id/<id> that the API answered 404: the
 // identifier is neither minted nor bound.
@@ -25,22 +23,15 @@ var errNotStored = errors.New("not minted or bound")
 
 // get reads the binding and history of id through the API. A refusal is
 // returned as a *refusal.
-func (p *page) get(id string) (*record, error) {
-	rep, err := p.api(apiRequest{method: http.MethodGet, route: "id", rest: escapeID(id)})
-	if err != nil {
-		return nil, err
-	}
-	if rep.status == http.StatusNotFound {
+func (p *page) get(id string) (*api.Record, error) {
+	rec, err := p.c.api.Get(p.r.Context(), p.site, p.sess.key, escapeID(id))
+	switch {
+	case err != nil && api.ErrorStatus(err) == http.StatusNotFound:
 		return nil, errNotStored
+	case err != nil:
+		return nil, refused(err)
 	}
-	if !rep.ok() {
-		return nil, &refusal{rep.status, rep.problem()}
-	}
-	var rec record
-	if err := rep.decode(&rec); err != nil {
-		return nil, err
-	}
-	return &rec, nil
+	return rec, nil
 }
 
 // refusal is the API refusing a request, with the status and reason it
@@ -51,6 +42,9 @@ type refusal struct {
 }
 
 func (r *refusal) Error() string { return r.msg }
+
+// refused returns err, an error of the API, as a refusal.
+func refused(err error) *refusal { return &refusal{api.ErrorStatus(err), err.Error()} }
 
 // fail answers with err: a refusal of the API, or the API failing.
 func (p *page) fail(err error) error {
@@ -96,7 +90,7 @@ type changeView struct {
 	Seq  uint64
 	Time string
 	By   string
-	What []string
+	What []template.HTML
 }
 
 // notices are what the page shown after a change says was done, by the
@@ -151,12 +145,12 @@ func (p *page) targetCheck(b *store.Binding) *targetCheckView {
 
 // state says in words what an identifier answers.
 func state(b *store.Binding) string {
-	switch b.Status {
-	case 0:
+	switch {
+	case b.State() == store.StateMinted:
 		return "minted, not bound yet"
-	case http.StatusGone:
+	case b.State() == store.StateWithdrawn:
 		return "withdrawn (410)"
-	case http.StatusOK:
+	case b.Status == http.StatusOK:
 		return "served in place (200)"
 	}
 	return fmt.Sprintf("redirects (%d)", b.Status)
@@ -174,49 +168,78 @@ func sortedMeta(meta map[string]string) []metaRow {
 	return rows
 }
 
-// describe says what a change of the history did.
-func describe(old, cur *store.Binding) []string {
+// describe says what a change of the history did, as HTML: the targets,
+// values and reasons in it shown by the rule of visible.HTML, each
+// isolated by itself.
+func describe(old, cur *store.Binding) []template.HTML {
 	switch {
 	case cur == nil:
-		return []string{"removed"}
-	case old == nil && cur.Status == 0:
-		return []string{"minted"}
-	case cur.Status == http.StatusGone && (old == nil || old.Status != http.StatusGone):
-		return []string{"withdrawn: " + cur.Reason}
-	case old == nil || old.Status == 0:
-		return append([]string{fmt.Sprintf("bound to %s (%d)", cur.Target, cur.Status)}, metaChanges(nil, cur.Meta)...)
+		return []template.HTML{"removed"}
+	case old == nil && cur.State() == store.StateMinted:
+		return []template.HTML{"minted"}
+	case cur.State() == store.StateWithdrawn && (old == nil || old.State() != store.StateWithdrawn):
+		return []template.HTML{"withdrawn: " + shown(cur.Reason)}
+	case old == nil || old.State() == store.StateMinted:
+		return append([]template.HTML{template.HTML(fmt.Sprintf("bound to %s (%d)", shown(cur.Target), cur.Status))}, metaChanges(nil, cur.Meta)...)
 	}
-	var what []string
+	var what []template.HTML
 	if old.Target != cur.Target {
-		what = append(what, fmt.Sprintf("target %s → %s", old.Target, cur.Target))
+		what = append(what, "target "+shown(old.Target)+" → "+shown(cur.Target))
 	}
 	if old.Status != cur.Status {
-		what = append(what, fmt.Sprintf("status %d → %d", old.Status, cur.Status))
+		what = append(what, template.HTML(fmt.Sprintf("status %d → %d", old.Status, cur.Status)))
 	}
 	if old.Passthrough != cur.Passthrough {
-		what = append(what, fmt.Sprintf("passthrough %t → %t", old.Passthrough, cur.Passthrough))
+		what = append(what, template.HTML(fmt.Sprintf("passthrough %t → %t", old.Passthrough, cur.Passthrough)))
 	}
 	what = append(what, metaChanges(old.Meta, cur.Meta)...)
 	if len(what) == 0 {
-		what = []string{"written again, unchanged"}
+		what = []template.HTML{"written again, unchanged"}
 	}
 	return what
 }
 
-// metaChanges says which metadata elements a change set and removed.
-func metaChanges(old, cur map[string]string) []string {
-	var what []string
+// metaChanges says which metadata elements a change set and removed, as
+// HTML.
+func metaChanges(old, cur map[string]string) []template.HTML {
+	var what []template.HTML
 	for _, name := range slices.Sorted(maps.Keys(cur)) {
 		if v, ok := old[name]; !ok || v != cur[name] {
-			what = append(what, fmt.Sprintf("%s: %s", name, cur[name]))
+			what = append(what, shown(name)+": "+shown(cur[name]))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(old)) {
 		if _, ok := cur[name]; !ok {
-			what = append(what, name+" removed")
+			what = append(what, shown(name)+" removed")
 		}
 	}
 	return what
+}
+
+// shown returns s as HTML text by the rule of the template function
+// visible: escaped, and, when it is not plain ASCII, isolated with each
+// character that does not show as itself marked.
+func shown(s string) template.HTML {
+	if h, ok := visible.HTML(s).(template.HTML); ok {
+		return h
+	}
+	return template.HTML(template.HTMLEscapeString(s))
+}
+
+// escapeID escapes an identifier for a path, as a client of the API
+// would: "?", "#" and "%" are escaped, "/" and ":" kept. The API's
+// functions take identifiers so escaped, as its paths have them.
+func escapeID(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("%?#\"<>\\^`{|}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // unescapeID returns the identifier of a console path, its escapes

@@ -58,23 +58,17 @@ func (p *page) mint() error {
 	if !slices.Contains(p.shoulders(), in.Shoulder) {
 		return p.mintForm(in, "Choose a shoulder your key may mint under.", http.StatusBadRequest)
 	}
-	if n, err := strconv.Atoi(in.N); err != nil || n < 1 || n > mint.MintMax {
+	n, err := strconv.Atoi(in.N)
+	if err != nil || n < 1 || n > mint.MintMax {
 		return p.mintForm(in, mint.ErrMintCount.Error()+".", http.StatusBadRequest)
 	}
-	req := apiRequest{method: http.MethodPost, route: "mint", rest: in.Shoulder, query: "n=" + in.N}
+	var bind *api.BindRequest
 	if in.Target != "" {
-		req.body = jsonBody(api.BindRequest{Target: in.Target})
+		bind = &api.BindRequest{Target: in.Target}
 	}
-	rep, err := p.api(req)
+	ids, err := p.c.api.Mint(p.r.Context(), p.site, p.sess.key, in.Shoulder, n, bind)
 	if err != nil {
-		return p.fail(err)
+		return p.mintForm(in, err.Error(), api.ErrorStatus(err), ids...)
 	}
-	var out struct {
-		IDs []string `json:"ids"`
-	}
-	_ = rep.decode(&out)
-	if !rep.ok() {
-		return p.mintForm(in, rep.problem(), rep.status, out.IDs...)
-	}
-	return p.mintForm(in, "", http.StatusCreated, out.IDs...)
+	return p.mintForm(in, "", http.StatusCreated, ids...)
 }

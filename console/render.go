@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 )
 
 //go:embed templates/*.html
@@ -36,6 +38,14 @@ var funcs = template.FuncMap{
 	// add and sub place the chart's labels.
 	"add": func(a, b int) int { return a + b },
 	"sub": func(a, b int) int { return a - b },
+	// visible shows an identifier, a target, a value or a message in an
+	// element's text, and visibleText in the <title>, by the rule ?info
+	// shows them by: each character that does not show as itself marked
+	// (visible.Invisible). hidden reports whether a form field's value has
+	// one, which the form then shows beside it.
+	"visible":     visible.HTML,
+	"visibleText": visible.Text,
+	"hidden":      func(s string) bool { return strings.ContainsFunc(s, visible.Invisible) },
 }
 
 // views are the pages' templates, each with the layout, by name.

@@ -53,7 +53,7 @@ func (p *page) ids(q searchQuery, after string, limit int) (*api.IDsPage, error)
 			return pg, nil
 		}
 	}
-	return nil, &refusal{api.ErrorStatus(err), err.Error()}
+	return nil, refused(err)
 }
 
 // searchView is what the search page shows.

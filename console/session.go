@@ -18,13 +18,16 @@ import (
 const sessionCookie = "ark_console"
 
 // session is a sign-in, as its cookie holds it: the key's name, when it
-// ends, and a random nonce that names the session (for its form tokens
-// and for signing out). The cookie is signed with the console's secret
-// over these and the key's hash, so that it says nothing of the key, and
-// a key removed or given a new secret ends its sessions.
+// ends, when it began, and a random nonce that names the session (for its
+// form tokens and for signing out). The cookie is signed with the
+// console's secret over these and the key's hash, so that it says nothing
+// of the key, and a key removed or given a new secret ends its sessions;
+// one that began before the process last got its key back is refused
+// (keylife.go).
 type session struct {
 	name    string
 	expires time.Time
+	issued  time.Time
 	nonce   string // base64url
 	key     *api.Caller
 }
@@ -54,23 +57,27 @@ func newNonce() string {
 	return b64.EncodeToString(b)
 }
 
-// cookieValue returns the signed cookie value of s.
+// cookieValue returns the signed cookie value of s: its parts, separated
+// by ".", are the key's name (base64url), the end and the beginning (Unix
+// seconds and nanoseconds), the nonce and the signature.
 func (c *Console) cookieValue(s *session) string {
 	exp := strconv.FormatInt(s.expires.Unix(), 10)
-	sig := mac(c.secret, "session", s.name, exp, s.nonce, string(s.key.Hash()))
-	return b64.EncodeToString([]byte(s.name)) + "." + exp + "." + s.nonce + "." + b64.EncodeToString(sig)
+	issued := strconv.FormatInt(s.issued.UnixNano(), 10)
+	sig := mac(c.secret, "session", s.name, exp, issued, s.nonce, string(s.key.Hash()))
+	return b64.EncodeToString([]byte(s.name)) + "." + exp + "." + issued + "." + s.nonce + "." + b64.EncodeToString(sig)
 }
 
 // session returns the sign-in that r's cookie holds, nil when it holds
 // none that is valid now: unsigned or signed by another secret, expired,
-// signed out, or of a key that the API no longer has with that secret.
+// signed out, of a key that the API no longer has with that secret, or
+// begun before the process got the key back after it was removed.
 func (c *Console) session(r *http.Request) *session {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return nil
 	}
 	parts := strings.Split(ck.Value, ".")
-	if len(parts) != 4 {
+	if len(parts) != 5 {
 		return nil
 	}
 	name, err := b64.DecodeString(parts[0])
@@ -81,7 +88,11 @@ func (c *Console) session(r *http.Request) *session {
 	if err != nil || time.Now().Unix() >= exp {
 		return nil
 	}
-	sig, err := b64.DecodeString(parts[3])
+	issued, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil {
+		return nil
+	}
+	sig, err := b64.DecodeString(parts[4])
 	if err != nil {
 		return nil
 	}
@@ -89,13 +100,13 @@ func (c *Console) session(r *http.Request) *session {
 	if !ok {
 		return nil
 	}
-	if !hmac.Equal(sig, mac(c.secret, "session", string(name), parts[1], parts[2], string(key.Hash()))) {
+	if !hmac.Equal(sig, mac(c.secret, "session", string(name), parts[1], parts[2], parts[3], string(key.Hash()))) {
 		return nil
 	}
-	if signedOut.has(parts[2]) {
+	if signedOut.has(parts[3]) || time.Unix(0, issued).Before(c.keySince[key.Name()]) {
 		return nil
 	}
-	return &session{name: string(name), expires: time.Unix(exp, 0), nonce: parts[2], key: key}
+	return &session{name: string(name), expires: time.Unix(exp, 0), issued: time.Unix(0, issued), nonce: parts[3], key: key}
 }
 
 // setCookie sends the cookie named name with value for the console's

@@ -79,7 +79,8 @@ func (p *page) checkSignin() error {
 		return p.signinPage(http.StatusUnauthorized, "", "That key is not known here.")
 	}
 	p.c.throttle.succeeded(client)
-	s := &session{name: key.Name(), expires: time.Now().Add(p.c.length), nonce: newNonce(), key: key}
+	now := time.Now()
+	s := &session{name: key.Name(), expires: now.Add(p.c.length), issued: now, nonce: newNonce(), key: key}
 	p.c.setCookie(p.w, p.r, sessionCookie, p.c.cookieValue(s), int(p.c.length/time.Second))
 	p.c.setCookie(p.w, p.r, signinCookie, "", -1)
 	http.Redirect(p.w, p.r, p.c.base, http.StatusSeeOther)

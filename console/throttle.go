@@ -18,103 +18,166 @@ const (
 	longestWait  = time.Minute
 )
 
-// forgetAfter is how long after its last failure a client's count is kept.
+// freeBlockFailures is the failed sign-ins allowed from the clients of one
+// block of addresses together (an IPv4 /24, an IPv6 /48) before all of
+// them must wait: one who holds many addresses of a block gets no more
+// tries than a few clients would.
+const freeBlockFailures = 30
+
+// forgetAfter is how long after its last failure a count is kept.
 const forgetAfter = time.Hour
 
-// maxClients bounds the clients whose failures are counted one by one;
-// past it, the new ones share one count.
-const maxClients = 10000
+// maxCounts bounds the clients and blocks whose failures are counted one
+// by one. Past it, the failures of those that have no count of their own
+// share one, the overflow, which each of them then waits for: a full
+// table makes signing in stricter, never looser.
+const maxCounts = 10000
 
 // throttle slows down sign-ins from clients that keep giving wrong keys:
-// after freeFailures failures, the next attempt is refused unchecked
-// until a wait has passed.
+// after freeFailures failures of a client, or freeBlockFailures of its
+// block, the next attempt is refused unchecked until a wait has passed.
 type throttle struct {
-	mu  sync.Mutex
-	now func() time.Time
-	by  map[string]*failures
+	mu       sync.Mutex
+	now      func() time.Time
+	by       map[string]*failures // by client address and by block
+	overflow failures             // of those that found the table full
 }
 
-// failures is what a client has failed.
+// failures is what a client, a block or the overflow has failed.
 type failures struct {
 	n     int
 	last  time.Time
 	until time.Time // no attempt is checked before it
 }
 
+// client is who signs in, as the throttle counts it.
+type client struct {
+	addr  string // its address; an IPv6 address by its /64
+	block string // the block of addresses it is in; "" when not an IP address
+}
+
 func newThrottle() *throttle {
 	return &throttle{now: time.Now, by: map[string]*failures{}}
 }
 
-// wait returns how long client must still wait before a sign-in of its
-// is checked; 0 when it need not.
-func (t *throttle) wait(client string) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	f, ok := t.by[client]
-	if !ok {
-		return 0
-	}
-	return max(f.until.Sub(t.now()), 0)
-}
-
-// failed counts a failed sign-in of client.
-func (t *throttle) failed(client string) {
+// wait returns how long c must still wait before a sign-in of its is
+// checked; 0 when it need not: the longest of its own wait, its block's,
+// and, when it has no count of its own, the overflow's.
+func (t *throttle) wait(c client) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
-	f, ok := t.by[client]
-	if !ok {
-		if len(t.by) >= maxClients {
-			t.forget(now)
-		}
-		if len(t.by) >= maxClients {
-			client = ""
-		}
-		if f, ok = t.by[client]; !ok {
-			f = &failures{}
-			t.by[client] = f
-		}
+	own, tracked := t.by[c.addr]
+	wait := own.wait(now)
+	if c.block != "" {
+		wait = max(wait, t.by[c.block].wait(now))
 	}
-	f.n++
-	f.last = now
-	if f.n >= freeFailures {
-		wait := firstWait << min(f.n-freeFailures, 6)
-		f.until = now.Add(min(wait, longestWait))
+	if !tracked {
+		wait = max(wait, t.overflow.wait(now))
 	}
+	return wait
 }
 
-// succeeded forgets client's failures.
-func (t *throttle) succeeded(client string) {
+// failed counts a failed sign-in of c: as its own and as its block's, or,
+// for whichever finds the table full, as the overflow's.
+func (t *throttle) failed(c client) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.by, client)
+	now := t.now()
+	full := false
+	if f := t.count(c.addr, now); f != nil {
+		f.add(now, freeFailures)
+	} else {
+		full = true
+	}
+	if c.block != "" {
+		if f := t.count(c.block, now); f != nil {
+			f.add(now, freeBlockFailures)
+		} else {
+			full = true
+		}
+	}
+	if full {
+		t.overflow.add(now, freeFailures)
+	}
 }
 
-// forget drops the clients whose last failure is older than forgetAfter.
+// count returns the count of key, new if need be; nil when the table is
+// full even after forgetting the old counts.
+func (t *throttle) count(key string, now time.Time) *failures {
+	if f, ok := t.by[key]; ok {
+		return f
+	}
+	if len(t.by) >= maxCounts {
+		t.forget(now)
+	}
+	if len(t.by) >= maxCounts {
+		return nil
+	}
+	f := &failures{}
+	t.by[key] = f
+	return f
+}
+
+// succeeded forgets c's own failures; its block's and the overflow's
+// stay, since others may have made them.
+func (t *throttle) succeeded(c client) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.by, c.addr)
+}
+
+// forget drops the counts whose last failure is older than forgetAfter.
 func (t *throttle) forget(now time.Time) {
 	for c, f := range t.by {
 		if now.Sub(f.last) > forgetAfter {
 			delete(t.by, c)
 		}
 	}
+	if now.Sub(t.overflow.last) > forgetAfter {
+		t.overflow = failures{}
+	}
 }
 
-// clientOf returns what a client's failures are counted by: its address
-// as Caddy determined it (behind trusted proxies, the client's), an IPv6
-// address by its /64, which one subscriber usually holds whole.
-func clientOf(r *http.Request) string {
+// add counts a failure at now, which, past free failures, must be waited
+// for: firstWait, doubling with each further failure up to longestWait.
+func (f *failures) add(now time.Time, free int) {
+	f.n++
+	f.last = now
+	if f.n >= free {
+		wait := firstWait << min(f.n-free, 6)
+		f.until = now.Add(min(wait, longestWait))
+	}
+}
+
+// wait returns how long after now an attempt must wait; 0 for a nil f.
+func (f *failures) wait(now time.Time) time.Duration {
+	if f == nil {
+		return 0
+	}
+	return max(f.until.Sub(now), 0)
+}
+
+// clientOf returns who r is to the throttle: its address as Caddy
+// determined it (behind trusted proxies, the client's), an IPv6 address
+// by its /64, which one subscriber usually holds whole; and its block, an
+// IPv4 address's /24, an IPv6 address's /48, which one holder often has
+// whole.
+func clientOf(r *http.Request) client {
 	s, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
 	if s == "" {
 		s, _, _ = net.SplitHostPort(r.RemoteAddr)
 	}
 	ip, err := netip.ParseAddr(s)
 	if err != nil {
-		return s
+		return client{addr: s}
 	}
-	ip = ip.Unmap()
+	ip = ip.Unmap().WithZone("")
 	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
+		p64, _ := ip.Prefix(64)
+		p48, _ := ip.Prefix(48)
+		return client{addr: p64.String(), block: p48.String()}
 	}
-	return ip.String()
+	p24, _ := ip.Prefix(24)
+	return client{addr: ip.String(), block: p24.String()}
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -11,29 +12,30 @@ func TestThrottleWaitsDoubleAfterFreeFailures(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	th := newThrottle()
 	th.now = func() time.Time { return now }
+	one := client{addr: "192.0.2.1", block: "192.0.2.0/24"}
 	want := []time.Duration{0, 0, time.Second, 2 * time.Second, 4 * time.Second}
 	for i, w := range want {
-		th.failed("192.0.2.1")
-		if got := th.wait("192.0.2.1"); got != w {
+		th.failed(one)
+		if got := th.wait(one); got != w {
 			t.Errorf("after %d failures: wait %s, want %s", i+1, got, w)
 		}
 	}
-	if got := th.wait("192.0.2.2"); got != 0 {
+	if got := th.wait(client{addr: "192.0.2.2", block: "192.0.2.0/24"}); got != 0 {
 		t.Errorf("another client waits %s", got)
 	}
 	for range 20 {
-		th.failed("192.0.2.1")
+		th.failed(one)
 	}
-	if got := th.wait("192.0.2.1"); got != longestWait {
+	if got := th.wait(one); got != longestWait {
 		t.Errorf("after many failures: wait %s, want the longest, %s", got, longestWait)
 	}
 	now = now.Add(longestWait)
-	if got := th.wait("192.0.2.1"); got != 0 {
+	if got := th.wait(one); got != 0 {
 		t.Errorf("once the wait has passed: %s", got)
 	}
-	th.succeeded("192.0.2.1")
-	th.failed("192.0.2.1")
-	if got := th.wait("192.0.2.1"); got != 0 {
+	th.succeeded(one)
+	th.failed(one)
+	if got := th.wait(one); got != 0 {
 		t.Errorf("a success forgets the failures, yet one more failure waits %s", got)
 	}
 }
@@ -42,31 +44,74 @@ func TestThrottleBoundsTheClientsItCounts(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	th := newThrottle()
 	th.now = func() time.Time { return now }
-	for i := range maxClients {
-		th.failed("c" + strconv.Itoa(i))
+	// The table fills with clients of one failure each.
+	for i := range maxCounts {
+		th.failed(client{addr: "c" + strconv.Itoa(i)})
 	}
-	// Past the bound, new clients share one count.
-	for range freeFailures {
-		th.failed("new-1")
+	// Past the bound, a client with no count of its own is checked
+	// freeFailures times, not more: the clients that found the table
+	// full share the overflow's count, and wait for it.
+	checked := 0
+	for i := range 30 {
+		c := client{addr: "new-" + strconv.Itoa(i), block: "new-block"}
+		if th.wait(c) == 0 {
+			checked++
+			th.failed(c)
+		}
 	}
-	if len(th.by) != maxClients+1 || th.wait("") == 0 {
-		t.Errorf("%d clients counted, shared wait %s: want %d and a wait", len(th.by), th.wait(""), maxClients+1)
+	if checked != freeFailures {
+		t.Errorf("after the table filled, %d of 30 sign-ins of new clients were checked, want %d", checked, freeFailures)
 	}
-	// Counts older than forgetAfter make room.
+	// Clients counted before still have their own count.
+	if w := th.wait(client{addr: "c1"}); w != 0 {
+		t.Errorf("a client counted before the table filled waits %s", w)
+	}
+	// Counts older than forgetAfter make room, and the overflow is
+	// forgotten with them.
 	now = now.Add(forgetAfter + time.Second)
-	th.failed("new-2")
-	if len(th.by) != 1 || th.by["new-2"] == nil {
-		t.Errorf("after forgetting: %d clients counted, want new-2 alone", len(th.by))
+	fresh := client{addr: "new-2", block: "new-block"}
+	if w := th.wait(fresh); w != 0 {
+		t.Fatalf("an hour later: a new client waits %s", w)
+	}
+	th.failed(fresh)
+	if len(th.by) != 2 || th.by["new-2"] == nil || th.by["new-block"] == nil || th.overflow.n != 0 {
+		t.Errorf("after forgetting: %d counts, overflow %d; want new-2 and its block alone", len(th.by), th.overflow.n)
+	}
+}
+
+func TestThrottleCountsBlocks(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := newThrottle()
+	th.now = func() time.Time { return now }
+	// One who holds a /48 signs in from a new /64 each time: each has
+	// failed once, the block freeBlockFailures times, and all wait.
+	checked := 0
+	for i := range 100 {
+		r := httptest.NewRequest("POST", "/", nil)
+		r.RemoteAddr = fmt.Sprintf("[2001:db8:7:%x::1]:5000", i)
+		if c := clientOf(r); th.wait(c) == 0 {
+			checked++
+			th.failed(c)
+		}
+	}
+	if checked != freeBlockFailures {
+		t.Errorf("%d of 100 sign-ins from the /64s of one /48 were checked, want %d", checked, freeBlockFailures)
+	}
+	r := httptest.NewRequest("POST", "/", nil)
+	r.RemoteAddr = "[2001:db8:8::1]:5000"
+	if w := th.wait(clientOf(r)); w != 0 {
+		t.Errorf("a client of another /48 waits %s", w)
 	}
 }
 
 func TestClientOfGroupsIPv6By64(t *testing.T) {
-	for addr, want := range map[string]string{
-		"192.0.2.7:5000":              "192.0.2.7",
-		"[2001:db8:1:2:aaaa::1]:5000": "2001:db8:1:2::/64",
-		"[2001:db8:1:2:bbbb::9]:5000": "2001:db8:1:2::/64",
-		"[::ffff:192.0.2.7]:5000":     "192.0.2.7",
-		"[2001:db8:1:3::1]:443":       "2001:db8:1:3::/64",
+	for addr, want := range map[string]client{
+		"192.0.2.7:5000":              {"192.0.2.7", "192.0.2.0/24"},
+		"[2001:db8:1:2:aaaa::1]:5000": {"2001:db8:1:2::/64", "2001:db8:1::/48"},
+		"[2001:db8:1:2:bbbb::9]:5000": {"2001:db8:1:2::/64", "2001:db8:1::/48"},
+		"[::ffff:192.0.2.7]:5000":     {"192.0.2.7", "192.0.2.0/24"},
+		"[2001:db8:1:3::1]:443":       {"2001:db8:1:3::/64", "2001:db8:1::/48"},
+		"[fe80::1%eth0]:443":          {"fe80::/64", "fe80::/48"},
 	} {
 		r := httptest.NewRequest("POST", "/", nil)
 		r.RemoteAddr = addr

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/importer"
 )
 
@@ -103,28 +104,19 @@ func (p *page) convertAndImport(in io.Reader, name string, opts importer.Options
 		pw.CloseWithError(err)
 		converted <- stats
 	}()
-	rep, err := p.api(apiRequest{method: http.MethodPost, route: "import", body: pr, header: http.Header{"Content-Type": {"application/json"}}})
+	res, err := p.c.api.Import(p.r.Context(), p.site, p.sess.key, pr)
 	// The API has stopped reading: unblock the conversion if it has not
 	// finished, and wait for it.
 	pr.CloseWithError(errors.New("the import has ended"))
 	stats := <-converted
 	v := importView{Summary: stats.String(), Problems: problems.String()}
-	if err != nil {
-		return p.fail(err)
-	}
 	if v.Problems != "" {
 		return p.importForm("The file has lines that cannot be imported: nothing was imported.", http.StatusBadRequest, v)
 	}
-	if !rep.ok() {
-		return p.importForm(rep.problem()+": nothing was imported.", rep.status, v)
+	if err != nil {
+		return p.importForm(err.Error()+": nothing was imported.", api.ErrorStatus(err), v)
 	}
-	var out struct {
-		Imported int `json:"imported"`
-	}
-	if err := rep.decode(&out); err != nil {
-		return p.fail(err)
-	}
-	v.Imported = out.Imported
+	v.Imported = res.Imported
 	return p.importForm("", http.StatusOK, v)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // withdrawView is what the withdraw form shows.
@@ -28,7 +29,7 @@ func (p *page) withdrawForm(raw string, status int, problem, reason string) erro
 		return p.problem(http.StatusNotFound, id+" is not minted or bound in the store: there is nothing to withdraw.")
 	case err != nil:
 		return p.fail(err)
-	case rec.Binding.Status == http.StatusGone:
+	case rec.Binding.State() == store.StateWithdrawn:
 		return p.problem(http.StatusConflict, id+" is withdrawn already.")
 	}
 	b := rec.Binding
@@ -47,16 +48,13 @@ func (p *page) withdraw(raw string) error {
 	if err != nil || version == 0 {
 		return p.withdrawForm(raw, http.StatusBadRequest, "The form has no version: it was not sent from the withdraw page.", reason)
 	}
-	header := http.Header{"If-Match": {`"` + strconv.FormatUint(version, 10) + `"`}}
-	rep, err := p.api(apiRequest{method: http.MethodPost, route: "withdraw", rest: escapeID(id), body: jsonBody(api.WithdrawRequest{Reason: reason}), header: header})
-	if err != nil {
-		return p.fail(err)
-	}
-	if rep.status == http.StatusPreconditionFailed {
+	cd := api.Conditions{IfMatch: []string{`"` + strconv.FormatUint(version, 10) + `"`}}
+	_, err = p.c.api.Withdraw(p.r.Context(), p.site, p.sess.key, escapeID(id), reason, cd)
+	if err != nil && api.ErrorStatus(err) == http.StatusPreconditionFailed {
 		return p.withdrawForm(raw, http.StatusPreconditionFailed, "It was changed by someone else since you opened this form: look at it again before you withdraw it.", reason)
 	}
-	if !rep.ok() {
-		return p.withdrawForm(raw, rep.status, rep.problem(), reason)
+	if err != nil {
+		return p.withdrawForm(raw, api.ErrorStatus(err), err.Error(), reason)
 	}
 	http.Redirect(p.w, p.r, p.c.base+"id/"+escapeID(id)+"?done=withdrawn", http.StatusSeeOther)
 	return nil

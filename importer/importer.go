@@ -56,6 +56,10 @@ type Options struct {
 	Format   string // csv, tsv, rewritemap, nginx or json
 	Encoding string // utf-8 (the default when empty) or latin1
 	Verbose  bool   // list each line left out, not only how many
+	// SkipTestARKs leaves out the ARKs under NAAN 99999, which marks test
+	// and invalid ARKs (as in an EZID download), counting them, instead
+	// of refusing them.
+	SkipTestARKs bool
 }
 
 // Check refuses a format or an encoding that Convert does not know, with
@@ -85,14 +89,15 @@ type importer struct {
 	enc      *json.Encoder // encodes into buf
 	errOut   io.Writer
 	verbose  bool // list each line left out
+	skipTest bool // leave out ARKs under NAAN 99999
 	problems int
 	dups     int
 	written  int            // entries written to out
 	skipped  map[string]int // lines left out, by why
 }
 
-func newImporter(name string, out, errOut io.Writer, verbose bool) *importer {
-	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut, verbose: verbose, skipped: map[string]int{}}
+func newImporter(name string, out, errOut io.Writer, opts Options) *importer {
+	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut, verbose: opts.Verbose, skipTest: opts.SkipTestARKs, skipped: map[string]int{}}
 	im.b.StartLinedSource(name)
 	im.enc = json.NewEncoder(&im.buf)
 	im.enc.SetEscapeHTML(false)
@@ -119,7 +124,10 @@ func (im *importer) take(row sourceRow) {
 	case row.note != "":
 		fmt.Fprintf(im.errOut, "%s:%d: %s\n", im.name, row.line, row.note)
 		return
-	case row.skip != "":
+	case im.skipTest && row.skip == "" && isTestARK(importID(row.id)):
+		row.skip = "under NAAN " + normalize.InvalidNAAN + " (test ARKs)"
+	}
+	if row.skip != "" {
 		im.skipped[row.skip]++
 		if im.verbose {
 			fmt.Fprintf(im.errOut, "%s:%d: skipped: %s: %s\n", im.name, row.line, row.id, row.skip)
@@ -141,6 +149,9 @@ func (im *importer) take(row sourceRow) {
 	}
 	key, dup, err := im.b.AddLine(&e, row.line)
 	if err != nil {
+		if isTestARK(e.ID) {
+			err = fmt.Errorf("%w (test ARKs, as in an EZID download: --skip-test-arks leaves them out)", err)
+		}
 		im.problem(row.line, err)
 		return
 	}
@@ -181,6 +192,13 @@ func metaOf(meta map[string]string) *map[string]string {
 		return nil
 	}
 	return &meta
+}
+
+// isTestARK reports whether id is an ARK under NAAN 99999, which marks
+// test and invalid ARKs.
+func isTestARK(id string) bool {
+	a, err := normalize.ParseARK(id)
+	return err == nil && a.NAAN() == normalize.InvalidNAAN
 }
 
 // importID returns the identifier written in a source's id column: a
@@ -230,7 +248,7 @@ func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (St
 	if !ok {
 		return Stats{}, fmt.Errorf("no format given for %s", name)
 	}
-	im := newImporter(name, out, errOut, opts.Verbose)
+	im := newImporter(name, out, errOut, opts)
 	im.out.WriteString("{\"entries\": [\n")
 	err := read(skipBOM(newDecoder(in, encodings[strings.ToLower(opts.Encoding)])), im.take)
 	if encErr := (*EncodingError)(nil); errors.As(err, &encErr) {

@@ -276,7 +276,7 @@ func nginxMapRow(stmt []nginxToken) sourceRow {
 	case len(stmt) != 2:
 		return sourceRow{line: line, err: fmt.Errorf("%s: expected \"key value;\"", count(len(stmt), "word"))}
 	case strings.HasPrefix(key, "~"):
-		return sourceRow{line: line, err: fmt.Errorf("the regular expression key %q cannot be imported: a table holds exact identifiers (a shoulder template can stand for a pattern: see shoulder in the README)", key)}
+		return sourceRow{line: line, err: fmt.Errorf("the regular expression key %q cannot be imported: a table holds exact identifiers (a shoulder template can stand for a pattern: see shoulder in docs/tables.md)", key)}
 	case strings.Contains(stmt[1].text, "$"):
 		return sourceRow{line: line, err: fmt.Errorf("the value %q uses nginx variables, which a table cannot hold", stmt[1].text)}
 	}

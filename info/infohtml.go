@@ -6,6 +6,8 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"os"
+
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 )
 
 // defaultInfoPage is the HTML page of ?info for browsers, replaced by the
@@ -25,7 +27,7 @@ func LoadPage(path string) (*htmltemplate.Template, error) {
 		}
 		text = string(data)
 	}
-	t, err := htmltemplate.New("info").Funcs(infoFuncs).Option("missingkey=zero").Parse(text)
+	t, err := htmltemplate.New("info").Funcs(visible.Funcs).Option("missingkey=zero").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("info_template %s: %w", path, err)
 	}

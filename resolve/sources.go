@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -66,7 +65,7 @@ func CheckSources(ctx context.Context, t table.Table, s Bindings) error {
 		}
 		where, _ := table.Where(t, b.Key)
 		conflict.Conflicts = append(conflict.Conflicts, fmt.Sprintf("%s: %s is %s in the store%s: an identifier has one source, so the table may not assign it",
-			where, b.Key, stateOf(b), versionOf(b)))
+			where, b.Key, b.State(), versionOf(b)))
 		return nil
 	})
 	if err != nil && err != errEnough {
@@ -76,17 +75,6 @@ func CheckSources(ctx context.Context, t table.Table, s Bindings) error {
 		return conflict
 	}
 	return nil
-}
-
-// stateOf says what a binding makes of its identifier.
-func stateOf(b *store.Binding) string {
-	switch b.Status {
-	case 0:
-		return "minted"
-	case http.StatusGone:
-		return "withdrawn"
-	}
-	return "bound"
 }
 
 // versionOf names the version of a binding, when it is known.

@@ -51,8 +51,10 @@ const (
 	StateMinted    State = "minted"    // status 0: minted, not bound yet
 )
 
-// StateOf returns the state of b.
-func StateOf(b *Binding) State {
+// State returns what b is: minted (status 0), withdrawn (410) or bound.
+// Everything that asks whether a binding is minted, withdrawn or bound
+// asks this.
+func (b *Binding) State() State {
 	switch b.Status {
 	case 0:
 		return StateMinted
@@ -74,7 +76,7 @@ func ParseState(s string) (State, bool) {
 
 // Matches reports whether q selects b: the definition every Lister keeps.
 func (q *ListQuery) Matches(b *Binding) bool {
-	if !strings.HasPrefix(b.Key, q.Prefix) || b.Key <= q.After || (q.State != StateAny && StateOf(b) != q.State) {
+	if !strings.HasPrefix(b.Key, q.Prefix) || b.Key <= q.After || (q.State != StateAny && b.State() != q.State) {
 		return false
 	}
 	return q.Text == "" || ContainsText(b, q.Text)

@@ -41,20 +41,10 @@ type CompileOptions struct {
 	// is the output's directory. They take about the output's size plus
 	// 12 bytes per entry, and are removed when compiling ends.
 	TempDir string
-	// Progress, when not nil, is called in each phase every few tens of
-	// thousands of entries, and once when a phase begins.
+	// Progress, when not nil, is called in each phase when it begins,
+	// every few tens of thousands of entries or few MiB, and when it ends.
 	Progress func(CompileProgress)
 }
-
-// CompileProgress is how far a compile has got.
-type CompileProgress struct {
-	Phase string // "read", "check", "sort", "index" or "write"
-	Done  int64  // entries (slots for "index", bytes for "write") done
-	Total int64  // what Done counts up to; 0 while reading
-}
-
-// progressEvery is how many entries pass between two progress calls.
-const progressEvery = 1 << 16
 
 // compiler writes a compiled table from JSON table files without holding
 // the table or its index in memory. The first pass streams every entry,
@@ -72,6 +62,8 @@ type compiler struct {
 	tmp      string     // where the temporary files go
 	starts   []int      // position of each file's first entry
 	count    int        // entries read
+	input    int64      // bytes of the files read so far
+	size     int64      // bytes of the files
 	runs     *runSorter // (hash, position) of every entry, by hash
 	naans    map[string]struct{}
 	records  *os.File // spilled records, compiledRecordSize bytes each
@@ -139,13 +131,6 @@ func CompileWith(paths []string, out string, opts CompileOptions) (*CompileStats
 	return c.write(out, skipped, buf)
 }
 
-// progress reports how far the compile has got, if asked to.
-func (c *compiler) progress(phase string, done, total int64) {
-	if c.opts.Progress != nil {
-		c.opts.Progress(CompileProgress{Phase: phase, Done: done, Total: total})
-	}
-}
-
 // removeTemp closes and removes a spill file.
 func removeTemp(f *os.File) {
 	f.Close()
@@ -154,20 +139,26 @@ func removeTemp(f *os.File) {
 
 // readAll is the first pass: it spills every entry of every file.
 func (c *compiler) readAll() error {
-	c.progress("read", 0, 0)
+	for _, path := range c.paths {
+		if fi, err := os.Stat(path); err == nil {
+			c.size += fi.Size()
+		}
+	}
+	c.progress("read", 0, c.size)
 	for _, path := range c.paths {
 		c.starts = append(c.starts, c.count)
 		f, err := osfile.OpenRegular(path)
 		if err != nil {
 			return err
 		}
-		tr := NewReader(f)
+		tr := NewReader(countingReader{f, &c.input})
 		entry, err := tr.Each(c.add)
 		f.Close()
 		if err != nil {
 			return &LoadError{File: path, Line: tr.Line, Entry: entry, Err: err}
 		}
 	}
+	c.phaseEnd("read", c.input)
 	return nil
 }
 
@@ -193,7 +184,7 @@ func (c *compiler) add(e *Entry) error {
 	}
 	c.count++
 	if c.count%progressEvery == 0 {
-		c.progress("read", int64(c.count), 0)
+		c.progress("read", c.input, c.size)
 	}
 	if len(naan) > 255 {
 		return errors.New("a NAAN longer than 255 bytes cannot be compiled")
@@ -355,6 +346,7 @@ func (c *compiler) dedupe() (*skipSet, error) {
 		return nil, c.conflictError(first, conflict)
 	}
 	skipped.complete()
+	c.phaseEnd("check", done)
 	return skipped, nil
 }
 
@@ -473,6 +465,7 @@ func (c *compiler) write(out string, skipped *skipSet, buf []spillEntry) (*Compi
 	if _, err := slotted.finish(); err != nil {
 		return nil, err
 	}
+	c.phaseEnd("sort", done)
 
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
@@ -559,13 +552,16 @@ func (c *compiler) write(out string, skipped *skipSet, buf []spillEntry) (*Compi
 			return nil, err
 		}
 	}
+	c.phaseEnd("index", int64(slotCount))
 
-	c.progress("write", 0, int64(h.fileLen))
+	// The write phase counts the bytes after the index.
+	written := &progressWriter{w: f, total: int64(h.fileLen - h.recordsOff), report: func(n, total int64) { c.progress("write", n, total) }}
+	c.progress("write", 0, written.total)
 	crc := crc32.New(castagnoli)
 	if _, err := io.Copy(crc, io.NewSectionReader(f, CompiledHeaderSize, int64(h.recordsOff-CompiledHeaderSize))); err != nil {
 		return nil, err
 	}
-	w = bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
+	w = bufio.NewWriterSize(io.MultiWriter(written, crc), 1<<20)
 	if err := c.copyRecords(w, skipped); err != nil {
 		return nil, err
 	}
@@ -594,6 +590,7 @@ func (c *compiler) write(out string, skipped *skipSet, buf []spillEntry) (*Compi
 	if err := os.Rename(f.Name(), out); err != nil {
 		return nil, err
 	}
+	c.phaseEnd("write", written.n)
 	return &CompileStats{Entries: c.count, Distinct: distinct, Size: int64(h.fileLen)}, nil
 }
 

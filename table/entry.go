@@ -143,6 +143,9 @@ func EntryStatus(target string, status int) (int, error) {
 // checkTarget validates a target and reports whether it is a local path.
 func checkTarget(target string) (local bool, err error) {
 	if local, ok := plainTarget(target); ok {
+		if !local && urlpath.IsSiteHost(plainHost(target)) {
+			return false, siteHostError(target)
+		}
 		return local, nil
 	}
 	for i := range len(target) {
@@ -163,9 +166,27 @@ func checkTarget(target string) (local bool, err error) {
 		}
 		return true, nil
 	case (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
+		if urlpath.IsSiteHost(u.Hostname()) {
+			return false, siteHostError(target)
+		}
 		return false, nil
 	}
 	return false, fmt.Errorf("target %q: neither a path starting with \"/\" nor an absolute http(s) URL", target)
+}
+
+// siteHostError is why a target naming urlpath.SiteHost is refused.
+func siteHostError(target string) error {
+	return fmt.Errorf("target %q: the host %s is the target checker's name for the site itself, which no target may name; give a local path starting with \"/\" or a public URL", target, urlpath.SiteHost)
+}
+
+// plainHost returns the host of a URL that plainTarget accepted: what
+// follows "://" up to the path or the query.
+func plainHost(target string) string {
+	_, rest, _ := strings.Cut(target, "://")
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		return rest[:i]
+	}
+	return rest
 }
 
 // plainTarget recognizes, without net/url, the targets tables are made of:

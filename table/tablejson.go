@@ -504,6 +504,10 @@ func (tr *Reader) skipBOM() {
 	}
 }
 
+// importHint ends the error for a file that is not JSON at all: it may be
+// a list of identifiers of another form, which the import command reads.
+const importHint = "a CSV or TSV file, an Apache RewriteMap or nginx map blocks become a table with `caddy ark import <file>` (see docs/importing.md)"
+
 // start reads the table up to the first entry: {"entries": [. Anything
 // else is refused with an error that says what a table is and what the
 // file holds instead.
@@ -517,7 +521,7 @@ func (tr *Reader) start() error {
 	case c == '[':
 		return fmt.Errorf("found a list, not an object: %s; write the list as the value of \"entries\"", tableFormat)
 	case c != '{':
-		return fmt.Errorf("found %q, not an object: %s", c, tableFormat)
+		return fmt.Errorf("found %q, not an object: %s; %s", c, tableFormat, importHint)
 	}
 	tr.pos++
 	if c, err := tr.peek(); err == nil && c == '}' {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 	"go.uber.org/zap"
@@ -38,7 +39,7 @@ const (
 	maxQueued     = 10000            // the most targets taken from the store and not checked yet
 	queuedFor     = time.Minute      // and at most this long of max_rate's checks
 	takeShare     = 4                // due targets read (and written back) a second, for each check max_rate allows
-	maxRunning    = 64               // the most checks under way at once
+	maxRunning    = 64               // the most requests under way at once, once their turn has come
 	fetchBatch    = 1000             // the most due targets read at once
 	writeBatch    = 500              // the most results written at once
 	writeEvery    = 200 * time.Millisecond
@@ -82,7 +83,6 @@ type Checker struct {
 
 	wake    chan struct{}
 	results chan checked
-	running chan struct{} // a token per check under way
 	stop    context.CancelFunc
 	done    chan struct{}
 }
@@ -101,21 +101,17 @@ type checked struct {
 
 // New returns a checker of the targets of st's sites, configured by c;
 // site names the site for the default User-Agent. It does nothing until
-// Start. st must implement store.TargetChecks.
+// Start.
 func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, error) {
 	set, err := c.settings(site)
 	if err != nil {
 		return nil, err
 	}
-	tc, ok := st.(store.TargetChecks)
-	if !ok {
-		return nil, fmt.Errorf("targets_check: the store (%T) cannot keep target checks", st)
-	}
 	holder := make([]byte, 8)
 	_, _ = rand.Read(holder)
 	host, _ := os.Hostname()
 	ch := &Checker{
-		set: set, st: st, tc: tc, logger: logger,
+		set: set, st: st, tc: st, logger: logger,
 		holder:  fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(holder)),
 		gates:   newGates(set.hostInterval),
 		rate:    rate.NewLimiter(rate.Limit(set.maxRate), 1),
@@ -125,7 +121,6 @@ func New(c *Config, st store.Store, site string, logger *zap.Logger) (*Checker, 
 		slots:   map[string]time.Time{},
 		wake:    make(chan struct{}, 1),
 		results: make(chan checked, writeBatch),
-		running: make(chan struct{}, maxRunning),
 	}
 	ch.fetch = newFetcher(set, ch.gates, ch.site)
 	return ch, nil
@@ -347,7 +342,7 @@ func (ch *Checker) take(ctx context.Context, workers *sync.WaitGroup) error {
 			renewed = append(renewed, c.Target)
 			continue
 		}
-		origin := internalHost
+		origin := urlpath.SiteHost
 		if o, ok := originOf(c.Target); ok {
 			origin = o
 		}
@@ -436,14 +431,7 @@ func (ch *Checker) work(ctx context.Context, origin string, q *originQueue) {
 			ch.giveUp(c)
 			continue
 		}
-		select {
-		case ch.running <- struct{}{}:
-		case <-ctx.Done():
-			ch.giveUp(c)
-			continue
-		}
 		o := ch.fetch.check(ctx, c.Target, c.Key)
-		<-ch.running
 		if ctx.Err() != nil {
 			ch.giveUp(c) // stopped under way: the check is not one
 			continue

@@ -83,17 +83,23 @@ func (s site) ServeHTTP(w http.ResponseWriter, _ *http.Request) { http.NotFound(
 // targets, with c, on a bolt store in a new file, and returns the store.
 func startChecker(t *testing.T, c targets.Config, entries map[string]string) store.Store {
 	t.Helper()
+	return startSiteChecker(t, c, site{mustTable(t, entries)})
+}
+
+// startSiteChecker starts a checker of s with c, on a bolt store in a new
+// file, and returns the store.
+func startSiteChecker(t *testing.T, c targets.Config, s targets.Site) store.Store {
+	t.Helper()
 	st := &bolt.Store{Path: filepath.Join(t.TempDir(), "store.db")}
 	if err := st.Provision(caddy.Context{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Cleanup() })
-	tbl := mustTable(t, entries)
 	ch, err := targets.New(&c, st, "test", zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch.AddSite(site{tbl})
+	ch.AddSite(s)
 	ch.Start()
 	t.Cleanup(ch.Stop)
 	return st
@@ -116,7 +122,7 @@ func report(t *testing.T, st store.Store, tbl table.Table) map[string]*targets.L
 // checksOf returns the check of each target.
 func checksOf(t *testing.T, st store.Store, ts ...string) []*store.TargetCheck {
 	t.Helper()
-	cs, err := st.(store.TargetChecks).LookupTargetChecks(context.Background(), ts)
+	cs, err := st.LookupTargetChecks(context.Background(), ts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,7 @@ func jitter(target string) time.Duration {
 // the lease (on any node) checks them next, politely as always. Paused
 // targets stay paused.
 func CheckNow(ctx context.Context, tables []table.Table, st store.Store, p Prefix) (int, error) {
-	tc, ok := st.(store.TargetChecks)
-	if !ok {
+	if st == nil {
 		return 0, nil
 	}
 	now := time.Now()
@@ -41,7 +40,7 @@ func CheckNow(ctx context.Context, tables []table.Table, st store.Store, p Prefi
 		for t := range batch {
 			targets = append(targets, t)
 		}
-		cs, err := tc.LookupTargetChecks(ctx, targets)
+		cs, err := st.LookupTargetChecks(ctx, targets)
 		if err != nil {
 			return err
 		}
@@ -55,18 +54,18 @@ func CheckNow(ctx context.Context, tables []table.Table, st store.Store, p Prefi
 		}
 		if len(refs) > 0 {
 			if sweep == 0 {
-				if sweep, err = tc.BeginTargetSweep(ctx); err != nil {
+				if sweep, err = st.BeginTargetSweep(ctx); err != nil {
 					return err
 				}
 			}
-			if err := tc.MarkTargets(ctx, sweep, refs); err != nil {
+			if err := st.MarkTargets(ctx, sweep, refs); err != nil {
 				return err
 			}
 		}
 		clear(batch)
 		// Those just added too: a sweep may have added them meanwhile,
 		// due later.
-		return tc.SetTargetsDue(ctx, due)
+		return st.SetTargetsDue(ctx, due)
 	}
 	err := EachIdentifier(ctx, tables, st, p, func(key, target string) error {
 		ids++

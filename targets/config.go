@@ -20,11 +20,13 @@ type Config struct {
 
 	// The least time between two requests to one origin (scheme, host
 	// and port), from the end of one to the start of the next: an origin
-	// gets one request at a time, at least this far apart. Default 1s.
+	// gets one request at a time, at least this far apart. So does each
+	// server address (IP and port) the origins' names resolve to.
+	// Default 1s.
 	HostInterval Duration `json:"host_interval,omitempty"`
 
 	// How long one request may take, connecting included, before the
-	// check fails with "timeout". Default 30s.
+	// check fails with "timeout"; in-place checks too. Default 30s.
 	Timeout Duration `json:"timeout,omitempty"`
 
 	// How many failed checks in a row make a target broken; until then

@@ -38,11 +38,32 @@ func public(a netip.Addr) bool {
 var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
 
 // newDialer returns the dial function of the checks: a dialer bounded by
-// timeout that, unless allowPrivate, dials public addresses only.
+// timeout that, unless allowPrivate, dials public addresses only, and
+// dials the addresses of a request's addrs (withAddrs), in their order,
+// rather than resolving the name again.
 func newDialer(timeout time.Duration, allowPrivate bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
 		d.Control = publicOnly
 	}
-	return d.DialContext
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		a, ok := ctx.Value(addrsKey{}).(addrs)
+		if !ok {
+			return d.DialContext(ctx, network, addr)
+		}
+		var first error
+		for _, ip := range a.ips {
+			c, err := d.DialContext(ctx, network, netip.AddrPortFrom(ip, a.port).String())
+			if err == nil {
+				return c, nil
+			}
+			if first == nil {
+				first = err
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		return nil, first
+	}
 }

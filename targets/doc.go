@@ -8,7 +8,8 @@
 //
 // The results are kept in the site's store (store.TargetChecks), so that
 // they survive restarts and, with PostgreSQL, are shared by every node,
-// one of which checks at a time. The package knows nothing of Caddy: the
-// handler gives it its tables, its store and a way to ask the site itself
-// for in-place targets (Site).
+// one of which checks at a time. The package knows nothing of Caddy's
+// server: the handler gives it its tables, its store and a way to ask the
+// site itself for in-place targets (Site); only its Caddyfile syntax
+// (Config.UnmarshalCaddyfile) uses Caddy's parser.
 package targets

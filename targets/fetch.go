@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 )
 
 // verdict is what one check of a target found.
@@ -41,12 +43,12 @@ const (
 	maxBody      = 4 << 10
 )
 
-// internalHost is the host of the URLs of in-place targets: requests for
-// it go to the site itself, never to the network.
-const internalHost = "site.internal.invalid"
-
 // errTooManyRedirects ends a check that would follow a sixth redirect.
 var errTooManyRedirects = errors.New("more than 5 redirects")
+
+// errIntoSite ends a check at a redirect from the network to the host
+// of in-place checks: only the site's own answers lead into the site.
+var errIntoSite = errors.New("a redirect from the network to " + urlpath.SiteHost)
 
 // fetcher makes the requests of checks.
 type fetcher struct {
@@ -55,9 +57,11 @@ type fetcher struct {
 }
 
 // newFetcher returns a fetcher whose requests over the network pass
-// through gates and the dialer of s, and whose requests for internalHost
-// go to site (nil: none are made).
+// through gates and the dialer of s, and whose in-place checks go to site
+// (nil: none are made); each request takes one of maxRunning slots once
+// its turn has come.
 func newFetcher(s *settings, g *gates, site func() Site) *fetcher {
+	running := make(chan struct{}, maxRunning)
 	base := &http.Transport{
 		DialContext:           newDialer(s.timeout, s.allowPrivate),
 		TLSHandshakeTimeout:   s.timeout,
@@ -66,7 +70,8 @@ func newFetcher(s *settings, g *gates, site func() Site) *fetcher {
 		IdleConnTimeout:       max(2*s.hostInterval, 30*time.Second),
 		ForceAttemptHTTP2:     true,
 	}
-	rt := &routeTransport{network: &politeTransport{base: base, gates: g, timeout: s.timeout}, site: site}
+	network := &politeTransport{base: base, gates: g, running: running, timeout: s.timeout}
+	rt := &routeTransport{network: network, site: site, running: running, timeout: s.timeout}
 	return &fetcher{
 		userAgent: s.userAgent,
 		client: &http.Client{
@@ -75,6 +80,9 @@ func newFetcher(s *settings, g *gates, site func() Site) *fetcher {
 				if len(via) > maxRedirects {
 					return errTooManyRedirects
 				}
+				if inSite(req.URL) && !inSite(via[len(via)-1].URL) {
+					return errIntoSite
+				}
 				return nil
 			},
 		},
@@ -82,11 +90,14 @@ func newFetcher(s *settings, g *gates, site func() Site) *fetcher {
 }
 
 // check checks target once: HEAD, then GET when HEAD is refused. A path
-// is asked of the site as the identifier key, which has it, would be.
+// is asked of the site as the identifier key, which has it, would be:
+// the request is marked in its context as an in-place check, which no
+// target or redirect can do.
 func (f *fetcher) check(ctx context.Context, target, key string) outcome {
 	u := target
 	if strings.HasPrefix(target, "/") {
-		u = "http://" + internalHost + "/" + key
+		u = "http://" + urlpath.SiteHost + "/" + key
+		ctx = context.WithValue(ctx, inPlaceKey{}, true)
 	}
 	resp, body, err := f.do(ctx, http.MethodHead, u)
 	if err == nil && headRefused(resp.StatusCode) {
@@ -97,7 +108,7 @@ func (f *fetcher) check(ctx context.Context, target, key string) outcome {
 	}
 	o := judgeAnswer(resp, body)
 	switch final := resp.Request.URL; {
-	case final.Host != internalHost:
+	case !inSite(final):
 		o.final = final.String()
 	case final.String() == u:
 		o.final = target // served in place at the identifier
@@ -215,6 +226,8 @@ func failure(err error) outcome {
 		return outcome{verdict: unverifiable, code: "private address"}
 	case errors.Is(err, errTooManyRedirects):
 		return outcome{verdict: failed, code: "redirects"}
+	case errors.Is(err, errIntoSite):
+		return outcome{verdict: failed, code: "bad redirect"}
 	case errors.As(err, &dnsErr):
 		return outcome{verdict: failed, code: "dns"}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():

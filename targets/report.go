@@ -46,7 +46,6 @@ const reportBatch = 1000
 // target (see EachIdentifier) that f chooses, until fn returns an error,
 // which it returns. A target the store has no check of is unchecked.
 func Report(ctx context.Context, tables []table.Table, st store.Store, f Filter, fn func(*Line) error) error {
-	tc, _ := st.(store.TargetChecks)
 	type id struct{ key, target string }
 	batch := make([]id, 0, reportBatch)
 	flush := func() error {
@@ -54,13 +53,13 @@ func Report(ctx context.Context, tables []table.Table, st store.Store, f Filter,
 			return nil
 		}
 		var checks []*store.TargetCheck
-		if tc != nil {
+		if st != nil {
 			targets := make([]string, len(batch))
 			for i, b := range batch {
 				targets[i] = b.target
 			}
 			var err error
-			if checks, err = tc.LookupTargetChecks(ctx, targets); err != nil {
+			if checks, err = st.LookupTargetChecks(ctx, targets); err != nil {
 				return err
 			}
 		}
@@ -114,11 +113,10 @@ func chosen(l *Line, f Filter) bool {
 // Lookup returns what the checks of target found, for one identifier's
 // ?info: nil when the store keeps no checks or has none of target.
 func Lookup(ctx context.Context, st store.Store, target string) (*store.TargetCheck, error) {
-	tc, ok := st.(store.TargetChecks)
-	if !ok {
+	if st == nil {
 		return nil, nil
 	}
-	cs, err := tc.LookupTargetChecks(ctx, []string{target})
+	cs, err := st.LookupTargetChecks(ctx, []string{target})
 	if err != nil {
 		return nil, err
 	}

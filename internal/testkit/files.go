@@ -27,3 +27,26 @@ func WriteTable(t *testing.T, entries any) string {
 	}
 	return WriteFile(t, "table.json", string(data))
 }
+
+// ReadFile returns the content of the file at path.
+func ReadFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// ReplaceFile writes content to path the way editors save: to a temporary
+// file in the same directory, renamed over path.
+func ReplaceFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -210,8 +209,7 @@ func (c *Cluster) dsn(db string) string {
 func (c *Cluster) CreateDB(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), c.dbs.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, c.dsn("postgres"))
 	if err != nil {
 		t.Fatal(err)

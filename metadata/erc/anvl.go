@@ -3,8 +3,9 @@ package erc
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/caddy-ark/caddy-ark/internal/visible"
 )
 
 // Element is one labelled value of an ANVL record.
@@ -55,11 +56,12 @@ func Value(value string) string {
 	return strings.Join(lines, "\n ")
 }
 
-// isControl reports whether c is a control character, a format character
-// (Unicode Cf: a bidi override, a zero-width space) or a Unicode line or
-// paragraph separator, tab excepted.
+// isControl reports whether c is a character that a value cannot show as
+// itself (visible.Invisible: the one rule for every place that shows an
+// identifier or a value), or a newline or carriage return, which would end
+// the line.
 func isControl(c rune) bool {
-	return (c < ' ' && c != '\t') || (c >= 0x7f && c <= 0x9f) || c == '\u2028' || c == '\u2029' || unicode.Is(unicode.Cf, c)
+	return c == '\n' || c == '\r' || visible.Invisible(c)
 }
 
 // escapeRunes %-encodes, as UTF-8, every rune of s for which escape is true.

@@ -34,7 +34,7 @@ func (b *boltDB) ApplyBatch(_ context.Context, batch uint64, ws []store.Write) (
 			if err != nil {
 				return err
 			}
-			if cur != nil && cur.Status == 410 || w.Create && cur != nil || w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion) {
+			if cur != nil && cur.State() == store.StateWithdrawn || w.Create && cur != nil || w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion) {
 				continue
 			}
 			stored, err := putBinding(tx, cur, w.Binding, w.By)

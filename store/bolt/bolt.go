@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -121,7 +122,7 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.SkipCheck = true
 		default:
-			return d.Errf("store bolt: unknown subdirective %q (the block takes skip_check)", d.Val())
+			return d.Errf("store bolt: unknown subdirective %q%s (the block takes skip_check)", d.Val(), suggest.DidYouMean(d.Val(), []string{"skip_check"}))
 		}
 	}
 	return nil
@@ -598,7 +599,7 @@ func (b *boltDB) Apply(_ context.Context, w store.Write) (*store.Binding, error)
 			return err
 		}
 		switch {
-		case cur != nil && cur.Status == 410:
+		case cur != nil && cur.State() == store.StateWithdrawn:
 			return store.ErrWithdrawn
 		case w.Create && cur != nil, w.IfVersion > 0 && (cur == nil || cur.Version != w.IfVersion):
 			return store.ErrPrecondition

@@ -34,7 +34,7 @@ func stateByte(st store.State) byte {
 
 // stateKey is the key of a binding in bucketStates.
 func stateKey(b *store.Binding) []byte {
-	return append([]byte{stateByte(store.StateOf(b))}, b.Key...)
+	return append([]byte{stateByte(b.State())}, b.Key...)
 }
 
 // indexState moves the key of nb in bucketStates from the state of old
@@ -42,7 +42,7 @@ func stateKey(b *store.Binding) []byte {
 func indexState(tx *bolt.Tx, old, nb *store.Binding) error {
 	bk := tx.Bucket(bucketStates)
 	if old != nil {
-		if store.StateOf(old) == store.StateOf(nb) {
+		if old.State() == nb.State() {
 			return nil
 		}
 		if err := bk.Delete(stateKey(old)); err != nil {

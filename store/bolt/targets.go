@@ -480,5 +480,15 @@ var _ store.TargetChecks = (*Store)(nil)
 // of the same path.
 func (s *Store) Shared() store.Store { return s.boltDB }
 
+// Hold implements store.Shared: one more user of the open file.
+func (s *Store) Hold() (store.Store, func() error) {
+	key := s.poolKey
+	v, _, _ := boltFiles.LoadOrNew(key, nil) // s uses it: it is there
+	return v.(*boltDB), store.ReleaseOnce(func() error {
+		_, err := boltFiles.Delete(key)
+		return err
+	})
+}
+
 // Interface guard.
 var _ store.Shared = (*Store)(nil)

@@ -149,16 +149,6 @@ func (b *Backend) queryChanges(ctx context.Context, where string, args ...any) (
 	return chunk, nil
 }
 
-// ApplyBatch implements store.Batcher.
-func (s *Store) ApplyBatch(ctx context.Context, batch uint64, ws []store.Write) ([]*store.Binding, error) {
-	return s.b.ApplyBatch(ctx, batch, ws)
-}
-
-// BatchChanges implements store.Batcher.
-func (s *Store) BatchChanges(ctx context.Context, batch uint64, fn func(*store.Change) error) error {
-	return s.b.BatchChanges(ctx, batch, fn)
-}
-
 // Interface guards.
 var (
 	_ store.Batcher = (*Store)(nil)

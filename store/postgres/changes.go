@@ -41,11 +41,6 @@ func (b *Backend) Changes(ctx context.Context, q store.ChangesQuery, fn func(*st
 	}, fn)
 }
 
-// Changes implements store.Historian.
-func (s *Store) Changes(ctx context.Context, q store.ChangesQuery, fn func(*store.Change) error) error {
-	return s.b.Changes(ctx, q, fn)
-}
-
 // Interface guards.
 var (
 	_ store.Historian = (*Store)(nil)

@@ -259,14 +259,6 @@ func (s *loadSource) Values() ([]any, error) { return s.row, nil }
 
 func (s *loadSource) Err() error { return s.err }
 
-// Dump implements store.Dumper.
-func (s *Store) Dump(ctx context.Context, fn func(*store.Item) error) error { return s.b.Dump(ctx, fn) }
-
-// Load implements store.Dumper.
-func (s *Store) Load(ctx context.Context, next func() (*store.Item, error)) error {
-	return s.b.Load(ctx, next)
-}
-
 // Interface guards.
 var (
 	_ store.Dumper = (*Store)(nil)

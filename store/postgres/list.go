@@ -195,11 +195,6 @@ func textMatch(pattern, text string) string {
 // likeEscaper escapes LIKE's wildcards and its escape character.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// List implements store.Lister.
-func (s *Store) List(ctx context.Context, q store.ListQuery, fn func(*store.Binding) error) error {
-	return s.b.List(ctx, q, fn)
-}
-
 // Interface guards.
 var (
 	_ store.Lister = (*Store)(nil)

@@ -172,7 +172,7 @@ var errRetry = errors.New("retry")
 // checkWrite checks w's precondition against the binding it changes.
 func checkWrite(old *store.Binding, w store.Write) error {
 	switch {
-	case old != nil && old.Status == 410:
+	case old != nil && old.State() == store.StateWithdrawn:
 		return store.ErrWithdrawn
 	case old != nil && w.Create:
 		return store.ErrPrecondition

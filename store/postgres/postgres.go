@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -55,9 +55,17 @@ type Store struct {
 	// Imports and exports are not bounded. Default: 2s.
 	Timeout caddy.Duration `json:"timeout,omitempty"`
 
-	key string   // the backend's key in pgBackends
-	b   *Backend // shared with every store of the same settings
+	key string // the backend's key in pgBackends
+
+	// The backend, shared with every store of the same settings: the
+	// store's methods are its own.
+	backend
 }
+
+// backend is what a Store hands on to its Backend: the methods of a
+// store, and nothing else of the Backend (not Destruct, which the pool
+// calls).
+type backend = store.Store
 
 // CaddyModule returns the Caddy module information.
 func (*Store) CaddyModule() caddy.ModuleInfo {
@@ -98,7 +106,7 @@ func (s *Store) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	s.key, s.b = string(key), val.(*Backend)
+	s.key, s.backend = string(key), val.(*Backend)
 	return registerPGMetrics(ctx)
 }
 
@@ -143,10 +151,10 @@ func validSchemaName(name string) bool {
 
 // Cleanup releases the backend; the last store using it closes it.
 func (s *Store) Cleanup() error {
-	if s.b == nil {
+	if s.backend == nil {
 		return nil
 	}
-	s.b = nil
+	s.backend = nil
 	_, err := pgBackends.Delete(s.key)
 	return err
 }
@@ -191,55 +199,13 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.Timeout = caddy.Duration(dur)
 		default:
-			return d.Errf("unknown postgres store option %q", opt)
+			return d.Errf("unknown postgres store option %q%s (the block takes dsn, schema, max_conns and timeout)", opt, suggest.DidYouMean(opt, []string{"dsn", "schema", "max_conns", "timeout"}))
 		}
 		if d.NextArg() {
 			return d.ArgErr()
 		}
 	}
 	return nil
-}
-
-// The Store methods: each hands the call to the shared backend.
-
-// Lookup implements Store.
-func (s *Store) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
-	return s.b.Lookup(ctx, keys)
-}
-
-// Get implements Store.
-func (s *Store) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
-	return s.b.Get(ctx, key)
-}
-
-// Apply implements Store.
-func (s *Store) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
-	return s.b.Apply(ctx, w)
-}
-
-// Reserve implements Store.
-func (s *Store) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
-	return s.b.Reserve(ctx, bs, by)
-}
-
-// Count implements Store.
-func (s *Store) Count(ctx context.Context, name string, n uint64) (uint64, error) {
-	return s.b.Count(ctx, name, n)
-}
-
-// Each implements Store.
-func (s *Store) Each(ctx context.Context, fn func(*store.Binding) error) error {
-	return s.b.Each(ctx, fn)
-}
-
-// Import implements Store.
-func (s *Store) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
-	return s.b.Import(ctx, next, by)
-}
-
-// Watch implements Store.
-func (s *Store) Watch(ctx context.Context, changed func(keys []string)) {
-	s.b.Watch(ctx, changed)
 }
 
 // pgPoolConfig parses dsn with the store's settings.

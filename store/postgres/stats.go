@@ -138,20 +138,5 @@ func (b *Backend) DropStats(ctx context.Context, before string) error {
 	return b.result(octx, err)
 }
 
-// AddStats implements store.StatsStore.
-func (s *Store) AddStats(ctx context.Context, st *store.Stats, keep store.StatsKeep) error {
-	return s.b.AddStats(ctx, st, keep)
-}
-
-// ReadStats implements store.StatsStore.
-func (s *Store) ReadStats(ctx context.Context, from, to string) (*store.Stats, error) {
-	return s.b.ReadStats(ctx, from, to)
-}
-
-// DropStats implements store.StatsStore.
-func (s *Store) DropStats(ctx context.Context, before string) error {
-	return s.b.DropStats(ctx, before)
-}
-
 // Interface guard.
 var _ store.StatsStore = (*Store)(nil)

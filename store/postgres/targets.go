@@ -295,66 +295,6 @@ func (b *Backend) ReleaseTargets(ctx context.Context, holder string) error {
 // The store.TargetChecks methods of the module: each hands the call to
 // the shared backend.
 
-// BeginTargetSweep implements store.TargetChecks.
-func (s *Store) BeginTargetSweep(ctx context.Context) (uint64, error) {
-	return s.b.BeginTargetSweep(ctx)
-}
-
-// MarkTargets implements store.TargetChecks.
-func (s *Store) MarkTargets(ctx context.Context, sweep uint64, refs []store.TargetRef) error {
-	return s.b.MarkTargets(ctx, sweep, refs)
-}
-
-// EndTargetSweep implements store.TargetChecks.
-func (s *Store) EndTargetSweep(ctx context.Context, sweep uint64) (int, error) {
-	return s.b.EndTargetSweep(ctx, sweep)
-}
-
-// DueTargets implements store.TargetChecks.
-func (s *Store) DueTargets(ctx context.Context, now time.Time, n int) ([]*store.TargetCheck, error) {
-	return s.b.DueTargets(ctx, now, n)
-}
-
-// PutTargetChecks implements store.TargetChecks.
-func (s *Store) PutTargetChecks(ctx context.Context, checks []*store.TargetCheck) error {
-	return s.b.PutTargetChecks(ctx, checks)
-}
-
-// SetTargetsDue implements store.TargetChecks.
-func (s *Store) SetTargetsDue(ctx context.Context, refs []store.TargetRef) error {
-	return s.b.SetTargetsDue(ctx, refs)
-}
-
-// LookupTargetChecks implements store.TargetChecks.
-func (s *Store) LookupTargetChecks(ctx context.Context, targets []string) ([]*store.TargetCheck, error) {
-	return s.b.LookupTargetChecks(ctx, targets)
-}
-
-// EachTargetCheck implements store.TargetChecks.
-func (s *Store) EachTargetCheck(ctx context.Context, fn func(*store.TargetCheck) error) error {
-	return s.b.EachTargetCheck(ctx, fn)
-}
-
-// SharedFinal implements store.TargetChecks.
-func (s *Store) SharedFinal(ctx context.Context, final, target string, limit int) (int, error) {
-	return s.b.SharedFinal(ctx, final, target, limit)
-}
-
-// TargetStates implements store.TargetChecks.
-func (s *Store) TargetStates(ctx context.Context) (map[store.TargetState]int, error) {
-	return s.b.TargetStates(ctx)
-}
-
-// LeaseTargets implements store.TargetChecks.
-func (s *Store) LeaseTargets(ctx context.Context, holder string, ttl time.Duration) (bool, error) {
-	return s.b.LeaseTargets(ctx, holder, ttl)
-}
-
-// ReleaseTargets implements store.TargetChecks.
-func (s *Store) ReleaseTargets(ctx context.Context, holder string) error {
-	return s.b.ReleaseTargets(ctx, holder)
-}
-
 // Interface guards.
 var (
 	_ store.TargetChecks = (*Store)(nil)
@@ -363,7 +303,17 @@ var (
 
 // Shared implements store.Shared: the backend, shared by every module of
 // the same settings.
-func (s *Store) Shared() store.Store { return s.b }
+func (s *Store) Shared() store.Store { return s.backend }
+
+// Hold implements store.Shared: one more user of the backend.
+func (s *Store) Hold() (store.Store, func() error) {
+	key := s.key
+	v, _, _ := pgBackends.LoadOrNew(key, nil) // s uses it: it is there
+	return v.(*Backend), store.ReleaseOnce(func() error {
+		_, err := pgBackends.Delete(key)
+		return err
+	})
+}
 
 // Interface guards.
 var (

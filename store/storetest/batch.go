@@ -19,10 +19,7 @@ func runBatch(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *
 	ctx := context.Background()
 	batcher := func(t *testing.T, s store.Store) store.Batcher {
 		t.Helper()
-		b, ok := s.(store.Batcher)
-		if !ok {
-			t.Fatalf("%T does not implement store.Batcher", s)
-		}
+		b := s
 		return b
 	}
 	changesOf := func(t *testing.T, s store.Store, batch uint64) []store.Change {
@@ -197,14 +194,14 @@ func runBatch(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *
 			t.Fatal(err)
 		}
 		var first bytes.Buffer
-		if _, err := store.WriteDump(ctx, src.(store.Dumper), &first); err != nil {
+		if _, err := store.WriteDump(ctx, src, &first); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Contains(first.Bytes(), []byte(`"batch":1`)) {
 			t.Errorf("the dump does not hold the batch:\n%s", first.String())
 		}
 		dst := open(t)
-		if _, err := store.ReadDump(ctx, dst.(store.Dumper), bytes.NewReader(first.Bytes())); err != nil {
+		if _, err := store.ReadDump(ctx, dst, bytes.NewReader(first.Bytes())); err != nil {
 			t.Fatal(err)
 		}
 		dst = reopen(t, dst)
@@ -212,7 +209,7 @@ func runBatch(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *
 			t.Errorf("BatchChanges in the loaded store: %+v", cs)
 		}
 		var again bytes.Buffer
-		if _, err := store.WriteDump(ctx, dst.(store.Dumper), &again); err != nil {
+		if _, err := store.WriteDump(ctx, dst, &again); err != nil {
 			t.Fatal(err)
 		}
 		if again.String() != first.String() {

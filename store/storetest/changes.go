@@ -18,10 +18,7 @@ func runChanges(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	historian := func(t *testing.T, s store.Store) store.Historian {
 		t.Helper()
-		h, ok := s.(store.Historian)
-		if !ok {
-			t.Fatalf("%T does not implement store.Historian", s)
-		}
+		h := s
 		return h
 	}
 	read := func(t *testing.T, s store.Store, q store.ChangesQuery) []store.Change {
@@ -59,7 +56,7 @@ func runChanges(t *testing.T, open func(t *testing.T) store.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.(store.Batcher).ApplyBatch(ctx, batch, []store.Write{{Binding: store.Binding{Key: "ark:12345/h1", Target: "/moved", Status: 200}, By: "mover"}}); err != nil {
+		if _, err := s.ApplyBatch(ctx, batch, []store.Write{{Binding: store.Binding{Key: "ark:12345/h1", Target: "/moved", Status: 200}, By: "mover"}}); err != nil {
 			t.Fatal(err)
 		}
 		// What Get says, put in sequence order.

@@ -1,0 +1,125 @@
+package api
+
+import (
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// subdirectives and uiSubdirectives are the api block's and its ui
+// block's subdirectives.
+var (
+	subdirectives   = []string{"key", "key_file", "max_body", "in_place", "ui"}
+	uiSubdirectives = []string{"session", "secret_file"}
+)
+
+// UnmarshalCaddyfile reads the ark block's subdirective
+//
+//	api <prefix> {
+//		key <name> <sha256-hex> <scope>...
+//		key_file <file>
+//		max_body <bytes>
+//		in_place <path-prefix>...
+//		ui {
+//			session <duration>
+//			secret_file <file>
+//		}
+//	}
+//
+// checking each key as it is read. A relative key_file or secret_file is
+// relative to the Caddyfile. ui, with or without its block, turns on the
+// console. d is at the subdirective's name.
+func (a *API) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	if err := caddyfileargs.One(d, &a.Prefix); err != nil {
+		return err
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "key":
+			args := d.RemainingArgs()
+			if len(args) < 3 {
+				return d.Errf("api: key: want <name> <sha256-hex> <scope>..., got %d arguments", len(args))
+			}
+			k := APIKey{Name: args[0], Hash: args[1], Scopes: args[2:]}
+			if err := k.Validate(); err != nil {
+				return d.Errf("api: %v", err)
+			}
+			a.Keys = append(a.Keys, k)
+		case "key_file":
+			var f string
+			if err := caddyfileargs.One(d, &f); err != nil {
+				return err
+			}
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(filepath.Dir(d.File()), f)
+			}
+			a.KeyFiles = append(a.KeyFiles, f)
+		case "max_body":
+			var s string
+			if err := caddyfileargs.One(d, &s); err != nil {
+				return err
+			}
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n <= 0 {
+				return d.Errf("api: max_body: %q is not a positive number of bytes", s)
+			}
+			a.MaxBody = n
+		case "in_place":
+			prefixes := d.RemainingArgs()
+			if len(prefixes) == 0 {
+				return d.Err("api: in_place: want one path prefix or more, such as /objects/")
+			}
+			a.InPlace = append(a.InPlace, prefixes...)
+		case "ui":
+			if a.UI != nil {
+				return d.Err("api: ui: given twice")
+			}
+			ui, err := unmarshalUI(d)
+			if err != nil {
+				return err
+			}
+			a.UI = ui
+		default:
+			return d.Errf("api: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
+		}
+	}
+	return nil
+}
+
+// unmarshalUI reads the api block's ui [{ session <duration>; secret_file
+// <file> }].
+func unmarshalUI(d *caddyfile.Dispenser) (*UI, error) {
+	ui := &UI{}
+	if d.NextArg() {
+		return nil, d.Errf("api: ui takes no arguments, got %q: give session or secret_file in its block", d.Val())
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "session":
+			var s string
+			if err := caddyfileargs.One(d, &s); err != nil {
+				return nil, err
+			}
+			dur, err := caddy.ParseDuration(s)
+			if err != nil || dur < time.Second {
+				return nil, d.Errf("api: ui: session: %q is not a length of time of 1s or more, such as 8h", s)
+			}
+			ui.Session = caddy.Duration(dur)
+		case "secret_file":
+			if err := caddyfileargs.One(d, &ui.SecretFile); err != nil {
+				return nil, err
+			}
+			if !filepath.IsAbs(ui.SecretFile) {
+				ui.SecretFile = filepath.Join(filepath.Dir(d.File()), ui.SecretFile)
+			}
+		default:
+			return nil, d.Errf("api: ui: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), uiSubdirectives))
+		}
+	}
+	return ui, nil
+}

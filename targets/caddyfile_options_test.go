@@ -1,0 +1,20 @@
+package targets
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// The names the targets_check block offers as suggestions are those it
+// takes: none is refused as unknown.
+func TestOptionsAreKnown(t *testing.T) {
+	for _, name := range options {
+		text := "targets_check {\n\t" + name + "\n}"
+		err := new(Config).UnmarshalCaddyfile(caddyfile.NewTestDispenser(text))
+		if err != nil && strings.Contains(err.Error(), "unknown") {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
