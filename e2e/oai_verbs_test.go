@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +233,44 @@ func TestOAIConfigRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Caddyfile:") {
 			t.Errorf("%q: %v, want an error at its line saying %q", block, err, want)
 		}
+	}
+}
+
+// TestOAICompiledTable harvests a compiled table a page at a time: every
+// entry once, its withdrawn one deleted, the token resuming at a
+// position in the mapped file.
+func TestOAICompiledTable(t *testing.T) {
+	needTool(t, "xmllint", "libxml2-utils")
+	var entries []table.Entry
+	for i := range 8 {
+		entries = append(entries, table.Entry{ID: "ark:12345/c" + strconv.Itoa(i) + "x", Target: "https://repo.example.org/" + strconv.Itoa(i)})
+	}
+	entries = append(entries, table.Entry{ID: "ark:12345/c9gone", Status: 410})
+	compiled := filepath.Join(t.TempDir(), "ids.arkt")
+	if _, err := table.Compile([]string{testkit.WriteTable(t, entries)}, compiled); err != nil {
+		t.Fatal(err)
+	}
+	s := caddytest.StartSite(t, "ark {\n\t\tnaan 12345\n\t\ttable "+compiled+"\n\t\t"+oaiBlock+"\n\t}")
+	nextSecond()
+	seen := map[string]string{}
+	q := "verb=ListIdentifiers&metadataPrefix=oai_dc&set=ark:12345"
+	for pages := 1; ; pages++ {
+		d := decodeOAI(t, oaiGet(s, q))
+		for _, h := range d.Headers {
+			if _, dup := seen[h.Identifier]; dup {
+				t.Errorf("%s twice", h.Identifier)
+			}
+			seen[h.Identifier] = h.Status
+		}
+		if d.Token == nil || d.Token.Value == "" {
+			if pages != 3 || d.Token == nil || d.Token.CompleteListSize != "9" {
+				t.Errorf("%d pages, last token %+v; want 3 pages of 3 and a completeListSize of 9", pages, d.Token)
+			}
+			break
+		}
+		q = "verb=ListIdentifiers&resumptionToken=" + url.QueryEscape(d.Token.Value)
+	}
+	if len(seen) != 9 || seen["ark:12345/c9gone"] != "deleted" || seen["ark:12345/c0x"] != "" {
+		t.Errorf("harvested %v", seen)
 	}
 }
