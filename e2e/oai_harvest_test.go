@@ -142,3 +142,31 @@ func testOAIHarvest(t *testing.T, s *caddytest.APISite, body string) {
 		t.Errorf("harvest from %s after the restart: %v, want x5f, x5h", r2, ids)
 	}
 }
+
+// TestOAIPostgresUnavailable: with PostgreSQL stopped, what needs the
+// store is a 503 with Retry-After, which harvesters retry, never an empty
+// list that would make them think nothing changed.
+func TestOAIPostgresUnavailable(t *testing.T) {
+	c := testkit.StartPostgres(t)
+	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
+	body := strings.Replace(caddytest.APISiteBody("BOLT", tablePath, oaiBlock), "store bolt BOLT", "store postgres "+c.CreateDB(t), 1)
+	s := &caddytest.APISite{Site: caddytest.StartSite(t, body), Table: tablePath}
+	if got := s.Call("PUT", "/id/ark:12345/x5a", "editor", `{"target": "https://repo.example.org/a"}`); got.Status != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", got.Status, got.Body)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"verb=Identify", "verb=ListIdentifiers&metadataPrefix=oai_dc", "verb=GetRecord&metadataPrefix=oai_dc&identifier=ark:12345/x5a", "verb=ListSets"} {
+		got := s.Get("/oai?" + q)
+		if got.Status != http.StatusServiceUnavailable || got.Header.Get("Retry-After") == "" || !strings.Contains(got.Body, "unavailable") {
+			t.Errorf("%s with PostgreSQL stopped: %d Retry-After %q %s", q, got.Status, got.Header.Get("Retry-After"), got.Body)
+		}
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, "the provider to answer again", func() bool {
+		return s.Get("/oai?verb=GetRecord&metadataPrefix=oai_dc&identifier=ark:12345/x5a").Status == http.StatusOK
+	})
+}
