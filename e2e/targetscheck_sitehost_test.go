@@ -1,4 +1,4 @@
-package ark
+package e2e
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// loopbackOnlySite is the site block of an apiSite that checks its
+// loopbackOnlySite is the site block of an APISite that checks its
 // targets and has an area open to loopback clients only, /admin/*,
 // proxied to admin.
 func loopbackOnlySite(db, tablePath, admin string) string {
@@ -22,7 +23,7 @@ func loopbackOnlySite(db, tablePath, admin string) string {
 		@outside not remote_ip 127.0.0.0/8 ::1
 		respond @outside "loopback only" 403
 		reverse_proxy ` + strings.TrimPrefix(admin, "http://") + `
-	}` + apiSiteBody(db, tablePath, `targets_check {
+	}` + caddytest.APISiteBody(db, tablePath, `targets_check {
 			interval 1s
 			host_interval 10ms
 			timeout 2s
@@ -50,16 +51,16 @@ func TestTargetsCheckDoesNotReachInsideTheSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/x5out", Target: outside.URL + "/moved"}})
-	s := &apiSite{db: db, table: tablePath}
-	s.site = startSite(t, loopbackOnlySite(db, tablePath, admin.URL))
-	if got := s.get("/admin/t13"); got.status != http.StatusOK {
-		t.Fatalf("the loopback-only area answers a loopback client %d, want 200", got.status)
+	s := &caddytest.APISite{DB: db, Table: tablePath}
+	s.Site = caddytest.StartSite(t, loopbackOnlySite(db, tablePath, admin.URL))
+	if got := s.Get("/admin/t13"); got.Status != http.StatusOK {
+		t.Fatalf("the loopback-only area answers a loopback client %d, want 200", got.Status)
 	}
 	before := admin.hitsOf("/admin/t12") + admin.hitsOf("/admin/t13") + admin.hitsOf("/admin/t14")
 	// A key may serve a path in place; its check asks as a client from
 	// elsewhere would, not as the server itself.
-	if got := s.call("PUT", "/id/ark:12345/x5here", "editor", `{"target": "/admin/t14"}`); got.status != http.StatusCreated {
-		t.Fatalf("PUT an in-place target: %d %s", got.status, got.body)
+	if got := s.Call("PUT", "/id/ark:12345/x5here", "editor", `{"target": "/admin/t14"}`); got.Status != http.StatusCreated {
+		t.Fatalf("PUT an in-place target: %d %s", got.Status, got.Body)
 	}
 
 	tc := checksIn(t, db)
@@ -76,12 +77,12 @@ func TestTargetsCheckDoesNotReachInsideTheSite(t *testing.T) {
 		t.Errorf("the checker reached the loopback-only area %d times", n)
 	}
 	for id, state := range map[string]string{"ark:12345/x5in": "broken", "ark:12345/x5out": "broken", "ark:12345/x5here": "unverifiable"} {
-		got := s.get("/" + id + "?info")
-		if got.status != http.StatusOK || !strings.Contains(got.body, "target-state: "+state) {
-			t.Errorf("%s?info: %d %s, want the broken check", id, got.status, got.body)
+		got := s.Get("/" + id + "?info")
+		if got.Status != http.StatusOK || !strings.Contains(got.Body, "target-state: "+state) {
+			t.Errorf("%s?info: %d %s, want the broken check", id, got.Status, got.Body)
 		}
-		if strings.Contains(got.body, "target-code: 200") || strings.Contains(got.body, "target-final: /admin") {
-			t.Errorf("%s?info tells the loopback-only area's answer:\n%s", id, got.body)
+		if strings.Contains(got.Body, "target-code: 200") || strings.Contains(got.Body, "target-final: /admin") {
+			t.Errorf("%s?info tells the loopback-only area's answer:\n%s", id, got.Body)
 		}
 	}
 }
@@ -89,7 +90,7 @@ func TestTargetsCheckDoesNotReachInsideTheSite(t *testing.T) {
 // No write binds a target naming the checker's name for the site, in any
 // spelling: not PUT, PATCH, bulk, mint-and-bind, import or retarget.
 func TestAPIRefusesTheSiteInternalHost(t *testing.T) {
-	s := startAPISite(t, "minter ark:12345/x5 .reeddeedk")
+	s := caddytest.StartAPISite(t, "minter ark:12345/x5 .reeddeedk")
 	const reason = "the target checker's name for the site itself"
 	for i, target := range []string{
 		"http://site.internal.invalid/admin",
@@ -99,38 +100,38 @@ func TestAPIRefusesTheSiteInternalHost(t *testing.T) {
 		"http://user@site.internal.invalid",
 	} {
 		id := "ark:12345/x5h" + string(rune('a'+i))
-		if got := s.call("PUT", "/id/"+id, "editor", `{"target": "`+target+`"}`); got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
-			t.Errorf("PUT %s: %d %s", target, got.status, got.body)
+		if got := s.Call("PUT", "/id/"+id, "editor", `{"target": "`+target+`"}`); got.Status != http.StatusBadRequest || !strings.Contains(got.Body, reason) {
+			t.Errorf("PUT %s: %d %s", target, got.Status, got.Body)
 		}
 	}
 	const internal = "http://site.internal.invalid/admin"
-	got := s.call("PATCH", "/id/ark:12345/x5p1", "editor", `{"target": "`+internal+`"}`, "Content-Type", "application/merge-patch+json")
-	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
-		t.Errorf("PATCH: %d %s", got.status, got.body)
+	got := s.Call("PATCH", "/id/ark:12345/x5p1", "editor", `{"target": "`+internal+`"}`, "Content-Type", "application/merge-patch+json")
+	if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, reason) {
+		t.Errorf("PATCH: %d %s", got.Status, got.Body)
 	}
-	got = s.call("POST", "/bulk", "editor", `{"op": "bind", "id": "ark:12345/x5b1", "target": "`+internal+`"}`+"\n")
-	if !strings.Contains(got.body, `"status":400`) || !strings.Contains(got.body, reason) {
-		t.Errorf("bulk: %d %s", got.status, got.body)
+	got = s.Call("POST", "/bulk", "editor", `{"op": "bind", "id": "ark:12345/x5b1", "target": "`+internal+`"}`+"\n")
+	if !strings.Contains(got.Body, `"status":400`) || !strings.Contains(got.Body, reason) {
+		t.Errorf("bulk: %d %s", got.Status, got.Body)
 	}
-	got = s.call("POST", "/mint/ark:12345/x5", "editor", `{"target": "`+internal+`/{id}"}`)
-	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
-		t.Errorf("mint-and-bind: %d %s", got.status, got.body)
+	got = s.Call("POST", "/mint/ark:12345/x5", "editor", `{"target": "`+internal+`/{id}"}`)
+	if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, reason) {
+		t.Errorf("mint-and-bind: %d %s", got.Status, got.Body)
 	}
-	got = s.call("POST", "/import", "editor", `{"entries": [{"id": "ark:12345/x5i1", "target": "`+internal+`"}]}`)
-	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
-		t.Errorf("import: %d %s", got.status, got.body)
+	got = s.Call("POST", "/import", "editor", `{"entries": [{"id": "ark:12345/x5i1", "target": "`+internal+`"}]}`)
+	if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, reason) {
+		t.Errorf("import: %d %s", got.Status, got.Body)
 	}
-	if got := s.call("PUT", "/id/ark:12345/x5r1", "editor", `{"target": "https://old.example.org/r1"}`); got.status != http.StatusCreated {
-		t.Fatalf("PUT: %d %s", got.status, got.body)
+	if got := s.Call("PUT", "/id/ark:12345/x5r1", "editor", `{"target": "https://old.example.org/r1"}`); got.Status != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", got.Status, got.Body)
 	}
-	got = s.call("POST", "/retarget", "editor", `{"from": "https://old.example.org/", "to": "http://site.internal.invalid/"}`)
-	if got.status != http.StatusBadRequest || !strings.Contains(got.body, reason) {
-		t.Errorf("retarget: %d %s", got.status, got.body)
+	got = s.Call("POST", "/retarget", "editor", `{"from": "https://old.example.org/", "to": "http://site.internal.invalid/"}`)
+	if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, reason) {
+		t.Errorf("retarget: %d %s", got.Status, got.Body)
 	}
 	for _, id := range []string{"ark:12345/x5ha", "ark:12345/x5p1", "ark:12345/x5b1", "ark:12345/x5i1"} {
-		s.expectUnbound(id)
+		s.ExpectUnbound(id)
 	}
-	if r := s.lookup("ark:12345/x5r1"); r == nil || r.Binding.Target != "https://old.example.org/r1" {
+	if r := s.Lookup("ark:12345/x5r1"); r == nil || r.Binding.Target != "https://old.example.org/r1" {
 		t.Errorf("a refused retarget changed ark:12345/x5r1: %+v", r)
 	}
 }

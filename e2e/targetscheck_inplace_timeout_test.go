@@ -1,4 +1,4 @@
-package ark
+package e2e
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -31,7 +32,7 @@ func TestTargetsCheckTimesInPlaceChecksOut(t *testing.T) {
 		{ID: "ark:12345/fast2", Target: "/fast/t2"},
 	})
 	db := filepath.Join(t.TempDir(), "ark.db")
-	startSite(t, `
+	caddytest.StartSite(t, `
 	ark {
 		naan 12345
 		table `+tablePath+`
