@@ -11,6 +11,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/mint"
+	"github.com/caddy-ark/caddy-ark/oai"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -26,7 +27,7 @@ import (
 var subdirectives = []string{
 	"naan", "table", "map", "shoulder", "foreign", "base_url", "ready",
 	"organization", "max_length", "cache_size", "policy", "info_template",
-	"watch", "verify_tables", "store", "minter", "stats", "api", "targets_check",
+	"watch", "verify_tables", "store", "minter", "stats", "api", "targets_check", "oai",
 	"signposting", "negotiate", "metadata_defaults",
 }
 
@@ -87,6 +88,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			skip <origin or shoulder>...
 //			notify <url>
 //		}]
+//		oai <path> {
+//			admin_email <address>...
+//			repository_name <name>
+//			page_size <n>
+//		}
 //	}
 //
 // Relative table and info_template paths are relative to the Caddyfile.
@@ -160,6 +166,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = h.unmarshalNegotiate(d)
 		case "metadata_defaults":
 			err = h.unmarshalMetadataDefaults(d)
+		case "oai":
+			if h.OAI != nil {
+				return d.Err("oai: given twice")
+			}
+			h.OAI = new(oai.Config)
+			err = h.OAI.UnmarshalCaddyfile(d)
 		default:
 			err = d.Errf("unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
 		}

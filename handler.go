@@ -26,6 +26,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return h.serveAPI(w, r, route, rest)
 		}
 	}
+	if h.OAI != nil && r.URL.Path == h.OAI.Path {
+		return h.OAI.Serve(w, r, oaiSite{h})
+	}
 	a := h.answer(r)
 	err := h.write(w, r, &a, next)
 	h.observe(r, &a)

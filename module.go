@@ -29,6 +29,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/mint"
+	"github.com/caddy-ark/caddy-ark/oai"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -213,7 +214,13 @@ type Handler struct {
 	// meta does not give, such as an institution's publisher and licence.
 	MetadataDefaults []MetadataDefaults `json:"metadata_defaults,omitempty"`
 
+	// The OAI-PMH provider: public and read only, at a path of the site,
+	// over the tables and the store as one repository (docs/oai-pmh.md).
+	// Off when absent.
+	OAI *oai.Config `json:"oai,omitempty"`
+
 	resolver  atomic.Pointer[resolve.Resolver]
+	loaded    time.Time  // when Provision ran: the datestamp of inline entries
 	base      info.Links // from BaseURL
 	siteHosts siteHosts
 	logger    *zap.Logger
@@ -242,6 +249,7 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	h.logs = logsum.New(h.logger, logEvery)
+	h.loaded = time.Now()
 	// Caddy provisions before it validates: check the bounds before
 	// anything is allocated by them.
 	if err := h.Validate(); err != nil {
@@ -353,6 +361,11 @@ func (h *Handler) cacheSize() int {
 func (h *Handler) Validate() error {
 	if h.MaxLength < 0 || h.MaxLength > table.MaxIdentifierLength {
 		return fmt.Errorf("max_length %d: must be between 1 and %d", h.MaxLength, table.MaxIdentifierLength)
+	}
+	if h.OAI != nil {
+		if err := h.OAI.Validate(); err != nil {
+			return err
+		}
 	}
 	if h.CacheSize < -1 || h.CacheSize > maxCacheSize {
 		return fmt.Errorf("cache_size %d: must be between 1 and %d, or -1 for no cache", h.CacheSize, maxCacheSize)

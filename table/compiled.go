@@ -590,6 +590,26 @@ func (t *Compiled) All() iter.Seq2[string, *Assignment] {
 	}
 }
 
+// From implements entryTable: the records from the nth on. A damaged
+// record ends the iteration.
+func (t *Compiled) From(n int) iter.Seq2[string, *Assignment] {
+	return func(yield func(string, *Assignment) bool) {
+		defer runtime.KeepAlive(t)
+		defer recoverFault(func() {})
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		for i := uint64(max(n, 0)); i < uint64(t.count); i++ {
+			r, ok := t.record(i)
+			if !ok {
+				return
+			}
+			a, ok := r.assignment()
+			if !ok || !yield(string(r.key), a) {
+				return
+			}
+		}
+	}
+}
+
 // Walk yields every record in order, and returns an error naming the
 // first damaged one. The records and the arena are read in order, with
 // read-ahead.

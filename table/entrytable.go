@@ -21,6 +21,10 @@ type Table interface {
 	// All yields every key with its assignment, in the order the entries
 	// were written.
 	All() iter.Seq2[string, *Assignment]
+	// From yields the keys with their assignments from the nth (0-based)
+	// in All's order on: a reader that goes through the table a page at
+	// a time resumes where it stopped without reading what it passed.
+	From(n int) iter.Seq2[string, *Assignment]
 	// SourceOf reports whether the table assigns key, and where: the
 	// file (and entry) or the Caddyfile map.
 	SourceOf(key string) (string, bool)
@@ -40,6 +44,18 @@ func (t *heapTable) NAANs() []string {
 func (t *heapTable) All() iter.Seq2[string, *Assignment] {
 	return func(yield func(string, *Assignment) bool) {
 		for i := range t.records {
+			r := &t.records[i]
+			if !yield(t.arena.str(r.key, int(r.keyLen)), t.assignment(i)) {
+				return
+			}
+		}
+	}
+}
+
+// From implements entryTable.
+func (t *heapTable) From(n int) iter.Seq2[string, *Assignment] {
+	return func(yield func(string, *Assignment) bool) {
+		for i := max(n, 0); i < len(t.records); i++ {
 			r := &t.records[i]
 			if !yield(t.arena.str(r.key, int(r.keyLen)), t.assignment(i)) {
 				return
@@ -133,6 +149,27 @@ func (l *layeredTable) NAANs() []string {
 	naans := append(l.base.NAANs(), l.inline.NAANs()...)
 	slices.Sort(naans)
 	return slices.Compact(naans)
+}
+
+// From implements entryTable: the compiled entries from the nth on, then
+// the inline ones it does not hold, which are few.
+func (l *layeredTable) From(n int) iter.Seq2[string, *Assignment] {
+	return func(yield func(string, *Assignment) bool) {
+		for k, a := range l.base.From(n) {
+			if !yield(k, a) {
+				return
+			}
+		}
+		i := l.base.Len()
+		for k, a := range l.inline.All() {
+			if _, dup := l.base.Lookup(k); dup {
+				continue
+			}
+			if i++; i > n && !yield(k, a) {
+				return
+			}
+		}
+	}
 }
 
 // All implements entryTable: the compiled entries, then the inline ones

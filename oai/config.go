@@ -1,0 +1,115 @@
+package oai
+
+import (
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+// DefaultPageSize is how many records or headers a list page holds when
+// page_size is not given; MaxPageSize bounds it.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 10000
+)
+
+// Config is the OAI-PMH provider of a site: public and read only.
+type Config struct {
+	// The path of the provider on the site, such as "/oai": its baseURL.
+	Path string `json:"path"`
+
+	// The e-mail addresses of the repository's administrators, which
+	// Identify must give: at least one.
+	AdminEmail []string `json:"admin_email"`
+
+	// The repository's name in Identify. Default: the site's
+	// organization, else its host.
+	RepositoryName string `json:"repository_name,omitempty"`
+
+	// How many records (ListRecords) or headers (ListIdentifiers) a page
+	// holds before a resumption token. Default 100, at most 10000.
+	PageSize int `json:"page_size,omitempty"`
+}
+
+// UnmarshalCaddyfile reads, after the "oai" token of the ark block,
+//
+//	oai <path> {
+//		admin_email <address>...
+//		repository_name <name>
+//		page_size <n>
+//	}
+func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	if !d.NextArg() {
+		return d.Err("oai: a path is required, such as oai /oai")
+	}
+	c.Path = d.Val()
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch name := d.Val(); name {
+		case "admin_email":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			c.AdminEmail = append(c.AdminEmail, args...)
+		case "repository_name":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			c.RepositoryName = d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+		case "page_size":
+			var n int
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			if _, err := fmt.Sscan(d.Val(), &n); err != nil {
+				return d.Errf("oai: page_size %q is not a number", d.Val())
+			}
+			c.PageSize = n
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+		default:
+			return d.Errf("oai: unknown subdirective %q (the block takes admin_email, repository_name and page_size)", name)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return d.Err(err.Error())
+	}
+	return nil
+}
+
+// Validate checks the configuration: a path, at least one admin e-mail
+// address that is one, a page size in bounds.
+func (c *Config) Validate() error {
+	if !strings.HasPrefix(c.Path, "/") {
+		return fmt.Errorf("oai: path %q must start with /", c.Path)
+	}
+	if len(c.AdminEmail) == 0 {
+		return errors.New("oai: admin_email is required: OAI-PMH's Identify gives the address of the repository's administrator (admin_email <address>)")
+	}
+	for _, a := range c.AdminEmail {
+		if addr, err := mail.ParseAddress(a); err != nil || addr.Address != a {
+			return fmt.Errorf("oai: admin_email %q is not an e-mail address such as admin@example.org", a)
+		}
+	}
+	if c.PageSize < 0 || c.PageSize > MaxPageSize {
+		return fmt.Errorf("oai: page_size %d must be between 1 and %d", c.PageSize, MaxPageSize)
+	}
+	return nil
+}
+
+func (c *Config) pageSize() int {
+	if c.PageSize == 0 {
+		return DefaultPageSize
+	}
+	return c.PageSize
+}
