@@ -1,15 +1,17 @@
-package ark
+package e2e
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -31,26 +33,26 @@ func TestDashboardQueriesExistingSeries(t *testing.T) {
 
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "/objects/t1.html"}})
-	ops := newOpsSite(t)
-	body := strings.Replace(apiSiteBody("BOLT", tablePath, `minter ark:12345/b3 .sdddd
+	ops := caddytest.NewOpsSite(t)
+	body := strings.Replace(caddytest.APISiteBody("BOLT", tablePath, `minter ark:12345/b3 .sdddd
 		targets_check {
 			interval 1s
 		}`), "store bolt BOLT", "store postgres "+dsn, 1)
-	if err := ops.load(body); err != nil {
+	if err := ops.Load(body); err != nil {
 		t.Fatal(err)
 	}
-	s := &apiSite{site: ops.site, table: tablePath}
+	s := &caddytest.APISite{Site: ops.Site, Table: tablePath}
 	const editorWrites = `caddy_ark_api_writes_total{writer="editor"}`
-	before := ops.metrics()[editorWrites] // the process's: other tests write as editor too
-	if got := s.call("PUT", "/id/ark:12345/b3w1", "editor", `{"target": "https://repo.example.org/w1"}`); got.status != http.StatusCreated {
-		t.Fatalf("bind: %d %s", got.status, got.body)
+	before := ops.Metrics()[editorWrites] // the process's: other tests write as editor too
+	if got := s.Call("PUT", "/id/ark:12345/b3w1", "editor", `{"target": "https://repo.example.org/w1"}`); got.Status != http.StatusCreated {
+		t.Fatalf("bind: %d %s", got.Status, got.Body)
 	}
 	for _, path := range []string{"/ark:12345/t1", "/ark:12345/t1", "/ark:12345/b3w1", "/ark:12345/nothing"} {
-		s.get(path)
+		s.Get(path)
 	}
 	var samples map[string]float64
 	testkit.WaitFor(t, "the target checker's first pass", func() bool {
-		samples = ops.metrics()
+		samples = ops.Metrics()
 		return hasMetric(samples, "caddy_ark_targets")
 	})
 
@@ -100,7 +102,7 @@ var labelValuesQuery = regexp.MustCompile(`^label_values\(([a-zA-Z_:][a-zA-Z0-9_
 // panels' targets and the metric of each label_values variable.
 func dashboardQueries(t *testing.T) []dashboardQuery {
 	t.Helper()
-	data, err := os.ReadFile(dashboardFile)
+	data, err := os.ReadFile(filepath.Join(caddytest.ModuleRoot(t), dashboardFile))
 	if err != nil {
 		t.Fatal(err)
 	}
