@@ -105,6 +105,7 @@ func (c *apiCall) bulkLine(n int, line []byte) BulkResult {
 	if err != nil {
 		return bulkFailure(n, key, storeError(key, err))
 	}
+	countWrites(wr.By, 1)
 	status := http.StatusOK
 	if stored.Version == 1 {
 		status = http.StatusCreated

@@ -158,6 +158,7 @@ func (ss *session) put(ctx context.Context, key string, req *BindRequest, cd Con
 	if err != nil {
 		return nil, storeError(key, err)
 	}
+	countWrites(wr.By, 1)
 	return stored, nil
 }
 
@@ -394,6 +395,7 @@ func (ss *session) withdraw(ctx context.Context, key, reason string, cd Conditio
 	if err != nil {
 		return nil, storeError(key, err)
 	}
+	countWrites(wr.By, 1)
 	return stored, nil
 }
 

@@ -116,6 +116,7 @@ func (ss *session) mint(ctx context.Context, sh shoulder, n int, bind *BindReque
 		return nil, callError(err)
 	}
 	keys, err := ss.site.Mint(ctx, sh.name, n, ss.key.name, build)
+	countWrites(ss.key.name, len(keys))
 	var refusal *apiError
 	switch {
 	case errors.As(err, &refusal):

@@ -121,6 +121,7 @@ func (ss *session) patchOnce(ctx context.Context, key string, p *BindPatch, cd C
 	if err != nil {
 		return nil, storeError(key, err)
 	}
+	countWrites(wr.By, 1)
 	return stored, nil
 }
 

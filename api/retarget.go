@@ -277,6 +277,7 @@ func (ap *batchApplier) flush() error {
 		for i, b := range got {
 			if b != nil {
 				ap.made++
+				countWrites(ap.by, 1)
 				continue
 			}
 			if ap.again == nil || attempt == batchAttempts {

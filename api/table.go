@@ -212,6 +212,7 @@ func (ss *session) importTable(ctx context.Context, body io.Reader) (*ImportResu
 	if err != nil {
 		return nil, storeError("", err)
 	}
+	countWrites(ss.key.name, n)
 	return &ImportResult{Entries: entries, Imported: n}, nil
 }
 

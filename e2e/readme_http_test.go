@@ -281,7 +281,14 @@ func maskVarying(out string, include bool) string {
 // blank lines are not compared (a body may end without a newline).
 func TestDocsHTTPSamplesAreRealAnswers(t *testing.T) {
 	t.Chdir(caddytest.ModuleRoot(t))
-	addr := startExampleSite(t)
+	checkDocsHTTPSamples(t, startExampleSite(t))
+}
+
+// checkDocsHTTPSamples sends every request to the example site shown in
+// README.md and docs/ to the example site at addr and compares the
+// answers with the samples. The working directory is the module's root.
+func checkDocsHTTPSamples(t *testing.T, addr string) {
+	t.Helper()
 	checked := 0
 	for _, file := range docFiles(t) {
 		for _, f := range fileFences(t, file) {

@@ -1,8 +1,8 @@
 // Package metrics holds the process-wide caddy_ark_* counters that every
 // concern counts into: resolutions, the cache, table loads and damage,
-// minting and store failures. The counters live here, not in a config, and
-// every config registers the same collectors on its registry, so their
-// values survive config reloads. It imports nothing from this module.
+// minting, store failures and writes through the API. The counters live
+// here, not in a config, and every config registers the same collectors on
+// its registry, so their values survive config reloads. It imports nothing from this module.
 package metrics
 
 import (
@@ -40,6 +40,11 @@ type Set struct {
 	MintsFull    *prometheus.CounterVec // mints refused for an exhausted template, by shoulder
 	StoreFails   prometheus.Counter     // store lookups that failed
 	TableDamaged prometheus.Counter     // lookups that found a compiled table damaged
+
+	// APIWrites counts identifiers changed through the management API
+	// (and the console, which writes through it), by writer: the name of
+	// the API key, which the config lists, so the label is bounded.
+	APIWrites *prometheus.CounterVec
 
 	LoadsOK    [NumTriggers]prometheus.Counter // table loads that succeeded, by trigger
 	LoadsError [NumTriggers]prometheus.Counter // table loads that failed, by trigger
@@ -80,6 +85,10 @@ func newSet() *Set {
 			Namespace: ns, Subsystem: sub, Name: "table_damaged_total",
 			Help: "Lookups that found a compiled table damaged or shrunk while mapped, each answered 503.",
 		}),
+		APIWrites: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "api_writes_total",
+			Help: "Identifiers changed through the management API and the console (bound, patched, withdrawn, minted, imported, retargeted), by writer: the name of the API key.",
+		}, []string{"writer"}),
 	}
 	for t, name := range TriggerNames {
 		m.LoadsOK[t] = m.TableLoads.WithLabelValues(name, "ok")
@@ -94,7 +103,7 @@ func newSet() *Set {
 func Register(reg *prometheus.Registry) error {
 	m := Counters
 	for _, c := range []prometheus.Collector{m.Resolutions, m.CacheHits, m.CacheMisses, m.TableLoads,
-		m.Minted, m.MintsFull, m.StoreFails, m.TableDamaged} {
+		m.Minted, m.MintsFull, m.StoreFails, m.TableDamaged, m.APIWrites} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) || are.ExistingCollector != c {
