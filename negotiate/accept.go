@@ -17,7 +17,7 @@ func ranges(accept []string, yield func(mediaRange) bool) {
 	for _, header := range accept {
 		for header != "" {
 			var item string
-			item, header = cutElement(header)
+			item, header = cutUnquoted(header, ',')
 			r, ok := parseRange(item)
 			if ok && !yield(r) {
 				return
@@ -26,9 +26,10 @@ func ranges(accept []string, yield func(mediaRange) bool) {
 	}
 }
 
-// cutElement returns the first comma-separated element of s and the rest,
-// keeping commas inside quoted strings (a parameter may be quoted).
-func cutElement(s string) (elem, rest string) {
+// cutUnquoted returns the part of s before its first sep that is not
+// inside a quoted string (a parameter's value may be quoted), and the
+// rest after it.
+func cutUnquoted(s string, sep byte) (before, rest string) {
 	quoted := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -36,7 +37,7 @@ func cutElement(s string) (elem, rest string) {
 			i++
 		case c == '"':
 			quoted = !quoted
-		case c == ',' && !quoted:
+		case c == sep && !quoted:
 			return s[:i], s[i+1:]
 		}
 	}
@@ -53,7 +54,7 @@ func parseRange(item string) (r mediaRange, ok bool) {
 	}
 	r.typ, r.subtype, r.q = typ, subtype, 1000
 	for rest := params; rest != ""; {
-		p, next := cutParam(rest)
+		p, next := cutUnquoted(rest, ';')
 		name, value, _ := strings.Cut(p, "=")
 		if strings.EqualFold(strings.TrimSpace(name), "q") {
 			// What follows q is accept-ext, not the range's.
@@ -65,23 +66,6 @@ func parseRange(item string) (r mediaRange, ok bool) {
 	}
 	r.params = strings.Trim(params, " \t;")
 	return r, true
-}
-
-// cutParam returns the first ";"-separated parameter of s and the rest,
-// keeping ";" inside quoted strings.
-func cutParam(s string) (p, rest string) {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && quoted:
-			i++
-		case c == '"':
-			quoted = !quoted
-		case c == ';' && !quoted:
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
 }
 
 // parseQ reads a qvalue (RFC 9110: "0" ["." 0*3DIGIT] or "1" ["." 0*3"0"])

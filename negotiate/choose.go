@@ -89,7 +89,7 @@ func Params(accept []string, mediaType string) string {
 func Param(params, name string) string {
 	for params != "" {
 		var p string
-		p, params = cutParam(params)
+		p, params = cutUnquoted(params, ';')
 		n, v, _ := strings.Cut(p, "=")
 		if strings.EqualFold(strings.TrimSpace(n), name) {
 			return unquote(strings.TrimSpace(v))
