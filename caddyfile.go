@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/caddy-ark/caddy-ark/api"
@@ -22,13 +23,89 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-// subdirectives are the ark block's subdirectives, which an unknown one
-// is compared with for a "did you mean".
-var subdirectives = []string{
-	"naan", "table", "map", "shoulder", "foreign", "base_url", "ready",
-	"organization", "max_length", "cache_size", "policy", "info_template",
-	"watch", "verify_tables", "store", "minter", "stats", "api", "targets_check", "oai",
-	"signposting", "negotiate", "metadata_defaults",
+// subdirective is a subdirective of the ark block and how it is read,
+// with the table that its map lines go to.
+type subdirective struct {
+	name string
+	read func(h *Handler, d *caddyfile.Dispenser, maps *table.Builder) error
+}
+
+// subdirectives are the ark block's subdirectives: the one list both of
+// what the block takes and of what an unknown one is compared with for a
+// "did you mean" (ties go to the earlier).
+var subdirectives = []subdirective{
+	{"naan", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalNAANs(d) }},
+	{"table", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalTables(d) }},
+	{"map", (*Handler).unmarshalMap},
+	{"shoulder", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalShoulder(d) }},
+	{"foreign", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalForeign(d) }},
+	{"base_url", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalBaseURL(d) }},
+	{"ready", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return caddyfileargs.One(d, &h.Ready)
+	}},
+	{"organization", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return caddyfileargs.One(d, &h.Organization)
+	}},
+	{"max_length", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return caddyfileargs.Int(d, "max_length", &h.MaxLength, table.MaxIdentifierLength, "")
+	}},
+	{"cache_size", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return caddyfileargs.Int(d, "cache_size", &h.CacheSize, maxCacheSize, "off")
+	}},
+	{"policy", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalPolicy(d) }},
+	{"info_template", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalInfoTemplate(d) }},
+	{"watch", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalWatch(d) }},
+	{"verify_tables", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		h.VerifyTables = true
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+		return nil
+	}},
+	{"store", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalStore(d) }},
+	{"minter", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalMinter(d) }},
+	{"stats", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		if h.Stats != nil {
+			return d.Err("stats: given twice")
+		}
+		h.Stats = &stats.Config{}
+		return h.Stats.UnmarshalCaddyfile(d)
+	}},
+	{"api", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		if h.API != nil {
+			return d.Err("api: given twice")
+		}
+		h.API = &api.API{}
+		return h.API.UnmarshalCaddyfile(d)
+	}},
+	{"targets_check", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		if h.TargetsCheck != nil {
+			return d.Err("targets_check: given twice")
+		}
+		h.TargetsCheck = &targets.Config{}
+		return h.TargetsCheck.UnmarshalCaddyfile(d)
+	}},
+	{"oai", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		if h.OAI != nil {
+			return d.Err("oai: given twice")
+		}
+		h.OAI = new(oai.Config)
+		return h.OAI.UnmarshalCaddyfile(d)
+	}},
+	{"signposting", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalSignposting(d) }},
+	{"negotiate", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalNegotiate(d) }},
+	{"metadata_defaults", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return h.unmarshalMetadataDefaults(d)
+	}},
+}
+
+// subdirectiveNames are the names of the subdirectives, in their order.
+func subdirectiveNames() []string {
+	names := make([]string, len(subdirectives))
+	for i, s := range subdirectives {
+		names[i] = s.name
+	}
+	return names
 }
 
 func init() {
@@ -105,77 +182,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	maps := table.NewBuilder(0)
 	for d.NextBlock(0) {
-		var err error
-		switch d.Val() {
-		case "naan":
-			err = h.unmarshalNAANs(d)
-		case "table":
-			err = h.unmarshalTables(d)
-		case "map":
-			err = h.unmarshalMap(d, maps)
-		case "shoulder":
-			err = h.unmarshalShoulder(d)
-		case "foreign":
-			err = h.unmarshalForeign(d)
-		case "base_url":
-			err = h.unmarshalBaseURL(d)
-		case "ready":
-			err = caddyfileargs.One(d, &h.Ready)
-		case "organization":
-			err = caddyfileargs.One(d, &h.Organization)
-		case "max_length":
-			err = caddyfileargs.Int(d, "max_length", &h.MaxLength, table.MaxIdentifierLength, "")
-		case "cache_size":
-			err = caddyfileargs.Int(d, "cache_size", &h.CacheSize, maxCacheSize, "off")
-		case "policy":
-			err = h.unmarshalPolicy(d)
-		case "info_template":
-			err = h.unmarshalInfoTemplate(d)
-		case "watch":
-			err = h.unmarshalWatch(d)
-		case "verify_tables":
-			h.VerifyTables = true
-			if d.NextArg() {
-				err = d.ArgErr()
-			}
-		case "store":
-			err = h.unmarshalStore(d)
-		case "minter":
-			err = h.unmarshalMinter(d)
-		case "stats":
-			if h.Stats != nil {
-				return d.Err("stats: given twice")
-			}
-			h.Stats = &stats.Config{}
-			err = h.Stats.UnmarshalCaddyfile(d)
-		case "api":
-			if h.API != nil {
-				return d.Err("api: given twice")
-			}
-			h.API = &api.API{}
-			err = h.API.UnmarshalCaddyfile(d)
-		case "targets_check":
-			if h.TargetsCheck != nil {
-				return d.Err("targets_check: given twice")
-			}
-			h.TargetsCheck = &targets.Config{}
-			err = h.TargetsCheck.UnmarshalCaddyfile(d)
-		case "signposting":
-			err = h.unmarshalSignposting(d)
-		case "negotiate":
-			err = h.unmarshalNegotiate(d)
-		case "metadata_defaults":
-			err = h.unmarshalMetadataDefaults(d)
-		case "oai":
-			if h.OAI != nil {
-				return d.Err("oai: given twice")
-			}
-			h.OAI = new(oai.Config)
-			err = h.OAI.UnmarshalCaddyfile(d)
-		default:
-			err = d.Errf("unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
+		i := slices.IndexFunc(subdirectives, func(s subdirective) bool { return s.name == d.Val() })
+		if i < 0 {
+			return d.Errf("unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectiveNames()))
 		}
-		if err != nil {
+		if err := subdirectives[i].read(h, d, maps); err != nil {
 			return err
 		}
 	}

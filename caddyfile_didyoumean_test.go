@@ -19,10 +19,10 @@ func TestUnknownSubdirectivesSayWhatTheyMayHaveMeant(t *testing.T) {
 		"info-template t.html":                                `unknown subdirective "info-template" (did you mean "info_template"?)`,
 		"api /api {\n\t\tkeyfile keys.txt\n\t}":               `api: unknown subdirective "keyfile" (did you mean "key_file"?)`,
 		"api /api {\n\t\tui {\n\t\t\tsesion 8h\n\t\t}\n\t}":   `api: ui: unknown subdirective "sesion" (did you mean "session"?)`,
-		"store bolt s.db\n\tstats {\n\t\tretension 400d\n\t}": `stats: unknown subdirective "retension" (did you mean "retention"?)`,
-		"targets_check {\n\t\ttimout 5s\n\t}":                 `targets_check: unknown option "timout" (did you mean "timeout"?)`,
-		"store bolt s.db {\n\t\tskipcheck\n\t}":               `store bolt: unknown subdirective "skipcheck" (did you mean "skip_check"?)`,
-		"store postgres {\n\t\tshema ark\n\t}":                `unknown postgres store option "shema" (did you mean "schema"?)`,
+		"store bolt s.db\n\tstats {\n\t\tretension 400d\n\t}": `stats: unknown subdirective "retension" (did you mean "retention"?) (the block takes flush_interval, top, not_found and retention)`,
+		"targets_check {\n\t\ttimout 5s\n\t}":                 `targets_check: unknown option "timout" (did you mean "timeout"?) (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)`,
+		"store bolt s.db {\n\t\tskipcheck\n\t}":               `store bolt: unknown subdirective "skipcheck" (did you mean "skip_check"?) (the block takes skip_check)`,
+		"store postgres {\n\t\tshema ark\n\t}":                `unknown postgres store option "shema" (did you mean "schema"?) (the block takes dsn, schema, max_conns and timeout)`,
 		"store blot s.db":                                     `store: unknown backend "blot" (did you mean "bolt"?)`,
 		"frobnicate":                                          `unknown subdirective "frobnicate"`,
 	} {
@@ -40,7 +40,7 @@ func TestUnknownSubdirectivesSayWhatTheyMayHaveMeant(t *testing.T) {
 // The names the ark block offers are those it takes: each is known (the
 // blocks inside it test their own lists).
 func TestSubdirectiveSuggestionsAreKnown(t *testing.T) {
-	for _, name := range subdirectives {
+	for _, name := range subdirectiveNames() {
 		_, err := caddytest.AdaptCaddyfile(fmt.Sprintf(":8080 {\n\tark {\n\t%s\n\t}\n}\n", name), filepath.Join(t.TempDir(), "Caddyfile"))
 		if err != nil && strings.Contains(err.Error(), "unknown") {
 			t.Errorf("%q: %v", name, err)

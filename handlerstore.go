@@ -37,9 +37,7 @@ var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
 // Statistics and target checking use this store, holding its shared
 // object (see hold) where they must outlive the module.
 func (h *Handler) openStore(ctx caddy.Context) error {
-	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil || h.TargetsCheck != nil) {
-		h.StoreRaw = defaultStore
-	}
+	h.useDefaultStore()
 	if h.StoreRaw == nil {
 		return nil
 	}
@@ -64,6 +62,14 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	h.stores.stopWatch = stop
 	s.Watch(watchCtx, h.storeChanged)
 	return nil
+}
+
+// useDefaultStore configures the default store when minters, the API or
+// targets_check need one and none is configured.
+func (h *Handler) useDefaultStore() {
+	if h.StoreRaw == nil && (len(h.Minters) > 0 || h.API != nil || h.TargetsCheck != nil) {
+		h.StoreRaw = defaultStore
+	}
 }
 
 // hold returns the store's shared object, kept open until release is

@@ -266,7 +266,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return err
 		}
 		if h.API.UI != nil {
-			if h.console, err = console.New(h.API); err != nil {
+			// The console is named by its API's prefix and its store:
+			// consoles under the same prefix of the same store act on the
+			// same records, and a configuration's does from one reload to
+			// the next.
+			h.useDefaultStore()
+			if h.console, err = console.New(h.API, h.API.Prefix+"\x00"+string(h.StoreRaw)); err != nil {
 				return err
 			}
 		}

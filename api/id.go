@@ -126,18 +126,19 @@ func (ss *session) get(ctx context.Context, key string) (*Record, error) {
 	return &Record{Binding: b, History: history}, nil
 }
 
-// servePut answers PUT id/<id>: create or update, under If-Match or
-// If-None-Match: * when given.
+// servePut answers PUT id/<id> through Put: create or update, under
+// If-Match or If-None-Match: * when given. The identifier is checked
+// before the body is read, so that a PUT the key may not make is refused
+// without reading it.
 func (c *apiCall) servePut(raw string) error {
-	key, err := c.managedKey(raw, true)
-	if err != nil {
+	if _, err := c.managedKey(raw, true); err != nil {
 		return c.fail(err)
 	}
 	var req BindRequest
 	if err := readJSON(c.w, c.r, &req); err != nil {
 		return c.fail(err)
 	}
-	stored, err := c.put(c.r.Context(), key, &req, conditionsOf(c.r))
+	stored, err := c.a.Put(c.r.Context(), c.site, &Caller{c.key}, raw, req, conditionsOf(c.r))
 	if err != nil {
 		return c.fail(err)
 	}

@@ -38,7 +38,7 @@ func (ss *session) export(ctx context.Context, fn func(table.Entry) error) error
 	})
 }
 
-// serveExport answers GET export: the store's bindings that the key may
+// serveExport answers GET export through Export: the store's bindings that the key may
 // read, as a table file, streamed in key order, each as importer.EntryOf
 // writes it (a withdrawal's reason in the meta key "reason"), so that
 // importing the export makes the same bindings again. Names minted but
@@ -54,7 +54,7 @@ func (c *apiCall) serveExport() error {
 	sent := &HeaderOnWrite{W: c.w}
 	out := bufio.NewWriterSize(sent, 64<<10)
 	started := false
-	err := c.export(c.r.Context(), func(e table.Entry) error {
+	err := c.a.Export(c.r.Context(), c.site, &Caller{c.key}, func(e table.Entry) error {
 		sep := ",\n"
 		if !started {
 			sep = "{\"entries\": [\n"
@@ -70,7 +70,7 @@ func (c *apiCall) serveExport() error {
 	})
 	if err != nil && !sent.sent {
 		c.w.Header().Del("Content-Disposition")
-		return c.fail(storeError("", err))
+		return c.fail(err)
 	}
 	if err != nil {
 		c.site.Logger().Error("export cut short", zap.Error(err))

@@ -80,9 +80,11 @@ func (p *progressPrinter) report(pr table.CompileProgress) {
 		return
 	}
 	p.last = now
-	line := fmt.Sprintf("compile: %s: %s of %s", pr.Phase, progressAmount(pr.Phase, pr.Done), progressAmount(pr.Phase, pr.Total))
+	// A total of 0 is one not known (a file whose size the system does
+	// not tell): then no "of", no percentage and no bar.
+	line := fmt.Sprintf("compile: %s: %s", pr.Phase, progressAmount(pr.Phase, pr.Done))
 	if pr.Total > 0 {
-		line += fmt.Sprintf(" (%d%%)", pr.Done*100/pr.Total)
+		line += fmt.Sprintf(" of %s (%d%%)", progressAmount(pr.Phase, pr.Total), pr.Done*100/pr.Total)
 	}
 	if rate := progressRate(pr.Phase, pr.Done, elapsed); rate != "" {
 		line += ", " + rate
@@ -94,7 +96,10 @@ func (p *progressPrinter) report(pr table.CompileProgress) {
 		fmt.Fprintln(p.w, line)
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s %s", progressBar(pr.Done, pr.Total), line)
+	if pr.Total > 0 {
+		line = progressBar(pr.Done, pr.Total) + " " + line
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.drawn = true
 }
 

@@ -13,23 +13,25 @@ import (
 // Console is the web console of one API, as one configuration loads it.
 type Console struct {
 	api      *api.API
+	name     string // the same for the console from one reload to the next (New)
 	secret   []byte
 	length   time.Duration // of a session
 	base     string        // the path of the front page: <api prefix>/ui/
 	throttle *throttle
 
-	keySince map[string]time.Time // by key name: since when the process has had it (keylife.go)
+	keySince map[string]time.Time // by key name: since when the console has had it (keylife.go)
 	held     []string             // the keys' lives it holds
 	release  sync.Once
 }
 
-// New returns the console of a, which is provisioned and has a UI. Close
-// lets go of what it holds.
-func New(a *api.API) (*Console, error) {
+// New returns the console of a, which is provisioned and has a UI; name
+// tells it from the process's other consoles and stays the same for it
+// from one reload to the next. Close lets go of what it holds.
+func New(a *api.API, name string) (*Console, error) {
 	if a.UI == nil {
 		return nil, errors.New("api: no ui configured")
 	}
-	c := &Console{api: a, length: a.UI.SessionLength(), base: a.Prefix + "/ui/", throttle: newThrottle()}
+	c := &Console{api: a, name: name, length: a.UI.SessionLength(), base: a.Prefix + "/ui/", throttle: newThrottle()}
 	if a.UI.SecretFile == "" {
 		c.secret = processSecret()
 	} else {

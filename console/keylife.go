@@ -12,22 +12,25 @@ import (
 // old sessions back: its cookies are still signed right. So the process
 // keeps, for each key that a loaded console has (by its name and hash,
 // under the console's secret), since when it has had the key without a
-// break, and a session signed in before that is refused.
+// break, and a session signed in before that is refused. It keeps this for
+// each console (by its name) apart: another console that has the same key
+// under the same secret, and kept it, does not keep it alive for one
+// that lost it.
 
 // keyLives holds a *keyLife for each key that a loaded console has: the
 // consoles of the configuration being replaced and of the one replacing
 // it hold a key together, so one kept by a reload lives on.
 var keyLives = caddy.NewUsagePool()
 
-// seenKeys holds the keys this process has had, which come back with a
-// new life.
+// seenKeys holds the keys the consoles of this process have had, which
+// come back with a new life.
 var seenKeys sync.Map
 
-// keyLife is an unbroken stretch of time during which the process has
-// had a key.
+// keyLife is an unbroken stretch of time during which the consoles of
+// one name have had a key.
 type keyLife struct {
-	// since is when it began; zero for a key the process had not had
-	// before, whose sessions from before the process started (signed with
+	// since is when it began; zero for a key those consoles had not had
+	// before in this process, whose sessions from before the process started (signed with
 	// the same secret_file, or on another node) are as good as any.
 	since time.Time
 }
@@ -37,7 +40,7 @@ func (*keyLife) Destruct() error { return nil }
 
 // keyID names key k of c in keyLives and seenKeys.
 func (c *Console) keyID(k *api.Caller) string {
-	return string(mac(c.secret, "key", k.Name(), string(k.Hash())))
+	return string(mac(c.secret, "key", c.name, k.Name(), string(k.Hash())))
 }
 
 // holdKeys takes hold of the lives of the API's keys, beginning those of

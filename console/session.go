@@ -22,7 +22,7 @@ const sessionCookie = "ark_console"
 // form tokens and for signing out). The cookie is signed with the
 // console's secret over these and the key's hash, so that it says nothing
 // of the key, and a key removed or given a new secret ends its sessions;
-// one that began before the process last got its key back is refused
+// one that began before the console last got its key back is refused
 // (keylife.go).
 type session struct {
 	name    string
@@ -70,7 +70,7 @@ func (c *Console) cookieValue(s *session) string {
 // session returns the sign-in that r's cookie holds, nil when it holds
 // none that is valid now: unsigned or signed by another secret, expired,
 // signed out, of a key that the API no longer has with that secret, or
-// begun before the process got the key back after it was removed.
+// begun before the console got the key back after it was removed.
 func (c *Console) session(r *http.Request) *session {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {

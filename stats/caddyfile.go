@@ -49,7 +49,7 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Errf("stats: unknown subdirective %q%s (the block takes flush_interval, top, not_found and retention)", name, suggest.DidYouMean(name, subdirectives))
+			return d.Errf("stats: unknown subdirective %q%s (the block takes %s)", name, suggest.DidYouMean(name, subdirectives), suggest.List(subdirectives))
 		}
 		if err := c.Validate(); err != nil {
 			return d.Err(err.Error())

@@ -87,7 +87,7 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "notify":
 			err = caddyfileargs.One(d, &c.Notify)
 		default:
-			err = d.Errf("targets_check: unknown option %q%s (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)", d.Val(), suggest.DidYouMean(d.Val(), options))
+			err = d.Errf("targets_check: unknown option %q%s (it takes %s)", d.Val(), suggest.DidYouMean(d.Val(), options), suggest.List(options))
 		}
 		if err != nil {
 			return err

@@ -3,7 +3,10 @@
 // mean" of an error message.
 package suggest
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Closest returns the option nearest to word by edit distance (insertions,
 // deletions, substitutions and swaps of two neighbouring letters), if one
@@ -26,6 +29,16 @@ func DidYouMean(word string, options []string) string {
 		return fmt.Sprintf(" (did you mean %q?)", o)
 	}
 	return ""
+}
+
+// List writes words as a sentence lists them: "a", "a and b", "a, b and
+// c"; the accepted words of an "unknown ..." error, from the same slice as
+// its DidYouMean.
+func List(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // maxDistance is how many edits still read as a slip for word.

@@ -50,3 +50,19 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"skip_check"}, "skip_check"},
+		{[]string{"a", "b"}, "a and b"},
+		{[]string{"dsn", "schema", "max_conns", "timeout"}, "dsn, schema, max_conns and timeout"},
+	} {
+		if got := List(c.words); got != c.want {
+			t.Errorf("List(%q) = %q, want %q", c.words, got, c.want)
+		}
+	}
+}

@@ -101,6 +101,9 @@ func (*Store) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
+// subdirectives are the bolt store block's subdirectives.
+var subdirectives = []string{"skip_check"}
+
 // UnmarshalCaddyfile reads `bolt [<path>] [{ skip_check }]`. A relative
 // path is relative to the Caddyfile, as table paths are.
 func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
@@ -122,7 +125,7 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.SkipCheck = true
 		default:
-			return d.Errf("store bolt: unknown subdirective %q%s (the block takes skip_check)", d.Val(), suggest.DidYouMean(d.Val(), []string{"skip_check"}))
+			return d.Errf("store bolt: unknown subdirective %q%s (the block takes %s)", d.Val(), suggest.DidYouMean(d.Val(), subdirectives), suggest.List(subdirectives))
 		}
 	}
 	return nil

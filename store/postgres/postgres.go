@@ -159,6 +159,9 @@ func (s *Store) Cleanup() error {
 	return err
 }
 
+// blockOptions are the options of the postgres store's block.
+var blockOptions = []string{"dsn", "schema", "max_conns", "timeout"}
+
 // UnmarshalCaddyfile sets up the store from Caddyfile tokens:
 //
 //	store postgres [<dsn>] {
@@ -199,7 +202,7 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			s.Timeout = caddy.Duration(dur)
 		default:
-			return d.Errf("unknown postgres store option %q%s (the block takes dsn, schema, max_conns and timeout)", opt, suggest.DidYouMean(opt, []string{"dsn", "schema", "max_conns", "timeout"}))
+			return d.Errf("unknown postgres store option %q%s (the block takes %s)", opt, suggest.DidYouMean(opt, blockOptions), suggest.List(blockOptions))
 		}
 		if d.NextArg() {
 			return d.ArgErr()
