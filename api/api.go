@@ -181,6 +181,9 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 			desc = `, error="invalid_token"`
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ark"`+desc)
+		if errors.Is(err, errNoKey) && a.people != nil {
+			err = errNoKeyNorPerson
+		}
 		return writeAPIError(w, http.StatusUnauthorized, err.Error())
 	}
 	return a.serve(w, r, route, rest, key, s)

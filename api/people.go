@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -147,6 +148,9 @@ func compileGrants(kind string, grants []Grant, into map[string][]scope, text ma
 func validPersonName(name string) bool {
 	return name != "" && len(name) <= maxPersonName && !strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == 0x7f })
 }
+
+// errNoKeyNorPerson is errNoKey when the API also takes people.
+var errNoKeyNorPerson = errors.New("this API needs a key (Authorization: Bearer <key>) or a person signed in through the site's basic_auth or forward_auth, which must run before ark in the same route")
 
 // Person returns the person that r was made by, as the site's
 // authentication on the route says: signedIn is false when the API has no

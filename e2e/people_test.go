@@ -295,7 +295,7 @@ func TestPeopleForwardAuth(t *testing.T) {
 	expect(t, "a session that names nobody, claiming erin, without copy_headers", s.call("PUT", "/id/ark:12345/x5m4", `{"target": "https://evil.example.org/"}`, as("tok-anon", "Remote-User", "erin", "Remote-Groups", "curators")...), http.StatusUnauthorized, "")
 	// And with no forward_auth on the route at all.
 	s.reload(``, people)
-	expect(t, "no forward_auth, a Remote-User of its own", s.call("PUT", "/id/ark:12345/x5m5", `{"target": "https://evil.example.org/"}`, "Remote-User", "erin", "Remote-Groups", "curators"), http.StatusUnauthorized, "")
+	expect(t, "no forward_auth, a Remote-User of its own", s.call("PUT", "/id/ark:12345/x5m5", `{"target": "https://evil.example.org/"}`, "Remote-User", "erin", "Remote-Groups", "curators"), http.StatusUnauthorized, "or a person signed in through the site's basic_auth or forward_auth")
 	s.reload(auth, people)
 
 	// The provider forgets erin: refused at once, by forward_auth.
