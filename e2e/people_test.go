@@ -271,7 +271,9 @@ func TestPeopleForwardAuth(t *testing.T) {
 				group curators write:ark:12345/x5
 				person dave read:ark:12345`
 	s := startPeopleSite(t, auth, people)
-	as := func(token string, more ...string) []string { return append([]string{"Cookie", "idp=" + token}, more...) }
+	as := func(token string, more ...string) []string {
+		return append([]string{"Cookie", "idp=" + token}, more...)
+	}
 
 	expect(t, "erin writes as a curator", s.call("PUT", "/id/ark:12345/x5e1", `{"target": "https://repo.example.org/e1"}`, as("tok-erin")...), http.StatusCreated, "")
 	expect(t, "erin outside the curators' shoulder", s.call("PUT", "/id/ark:12345/y7e1", `{"target": "https://repo.example.org/e1"}`, as("tok-erin")...), http.StatusForbidden, "person:erin may not write ark:12345/y7e1")
