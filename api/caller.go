@@ -110,7 +110,7 @@ func (ss *session) managedKey(raw string, write bool) (string, error) {
 		if write {
 			access = "write"
 		}
-		return "", refuse(http.StatusForbidden, "key %s may not %s %s", ss.key.name, access, key)
+		return "", refuse(http.StatusForbidden, "%s may not %s %s", ss.key.who(), access, key)
 	}
 	if by, ok := ss.rs.Table().SourceOf(key); ok {
 		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)

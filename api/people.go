@@ -205,6 +205,14 @@ func (a *API) Person(r *http.Request) (who *Caller, signedIn bool, err error) {
 	return &Caller{k}, true, nil
 }
 
+// who names the caller in a refusal: "key <name>", or "person:<name>".
+func (k *apiKey) who() string {
+	if k.person {
+		return k.name
+	}
+	return "key " + k.name
+}
+
 // Person reports whether the caller is a person signed in through the
 // site's authentication rather than a key.
 func (c *Caller) Person() bool { return c.key.person }
