@@ -175,7 +175,7 @@ func TestPeopleBasicAuth(t *testing.T) {
 	expect(t, "alice binds under her shoulder", s.call("PUT", "/id/ark:12345/x5a1", `{"target": "https://repo.example.org/a1"}`, alice...), http.StatusCreated, "")
 	expect(t, "bob binds under the NAAN", s.call("PUT", "/id/ark:12345/y7b1", `{"target": "https://repo.example.org/b1"}`, bob...), http.StatusCreated, "")
 	expect(t, "bob changes alice's", s.call("PATCH", "/id/ark:12345/x5a1", `{"target": "https://repo.example.org/a1-bis"}`, append(bob, "Content-Type", "application/merge-patch+json")...), http.StatusOK, "")
-	expect(t, "alice outside her scope", s.call("PUT", "/id/ark:12345/y7b1", `{"target": "https://elsewhere.example.org/"}`, alice...), http.StatusForbidden, "person:alice may not write ark:12345/y7b1")
+	expect(t, "alice outside her scope", s.call("PUT", "/id/ark:12345/y7b1", `{"target": "https://elsewhere.example.org/"}`, alice...), http.StatusForbidden, `"error": "person:alice may not write ark:12345/y7b1`)
 	expect(t, "carol, verified but not listed", s.call("GET", "/id/ark:12345/x5a1", "", carol...), http.StatusForbidden, "person carol has no access here")
 	if got := s.call("GET", "/id/ark:12345/x5a1", "", "basic", "alice:wrong"); got.Status != http.StatusUnauthorized {
 		t.Errorf("a wrong password: %d %s, want basic_auth's 401", got.Status, got.Body)
@@ -276,9 +276,9 @@ func TestPeopleForwardAuth(t *testing.T) {
 	}
 
 	expect(t, "erin writes as a curator", s.call("PUT", "/id/ark:12345/x5e1", `{"target": "https://repo.example.org/e1"}`, as("tok-erin")...), http.StatusCreated, "")
-	expect(t, "erin outside the curators' shoulder", s.call("PUT", "/id/ark:12345/y7e1", `{"target": "https://repo.example.org/e1"}`, as("tok-erin")...), http.StatusForbidden, "person:erin may not write ark:12345/y7e1")
+	expect(t, "erin outside the curators' shoulder", s.call("PUT", "/id/ark:12345/y7e1", `{"target": "https://repo.example.org/e1"}`, as("tok-erin")...), http.StatusForbidden, `"error": "person:erin may not write ark:12345/y7e1`)
 	expect(t, "dave reads", s.call("GET", "/id/ark:12345/x5e1", "", as("tok-dave")...), http.StatusOK, `"by": "person:erin"`)
-	expect(t, "dave may not write", s.call("PUT", "/id/ark:12345/x5d1", `{"target": "https://repo.example.org/d1"}`, as("tok-dave")...), http.StatusForbidden, "person:dave may not write")
+	expect(t, "dave may not write", s.call("PUT", "/id/ark:12345/x5d1", `{"target": "https://repo.example.org/d1"}`, as("tok-dave")...), http.StatusForbidden, `"error": "person:dave may not write`)
 	expect(t, "mallory, known to the provider but not here", s.call("GET", "/id/ark:12345/x5e1", "", as("tok-mallory")...), http.StatusForbidden, "person mallory has no access here")
 
 	// Spoofing: headers the client brings are not the provider's answer.
