@@ -213,9 +213,5 @@ func (k *apiKey) who() string {
 	return "key " + k.name
 }
 
-// Person reports whether the caller is a person signed in through the
-// site's authentication rather than a key.
-func (c *Caller) Person() bool { return c.key.person }
-
 // Groups returns the groups through which a person has access.
 func (c *Caller) Groups() []string { return c.key.groups }
