@@ -42,8 +42,9 @@ type API struct {
 
 	// The web console at <prefix>/ui/, for people rather than programs:
 	// search, edit, mint, retarget, import and export in a browser, signed
-	// in with a key of the API, whose scopes apply to everything it shows
-	// and does. Off when absent. docs/console.md describes it.
+	// in with a key of the API, or as a person (People), whose scopes apply
+	// to everything it shows and does. Off when absent. docs/console.md
+	// describes it.
 	UI *UI `json:"ui,omitempty"`
 
 	// The people who may use the API and the console, signed in through
