@@ -77,6 +77,12 @@ func TestPeopleConsoleInBrowser(t *testing.T) {
 	if by := strings.Join(s.historyBy("ark:12345/x5a1", bob...), " "); by != "person:bob person:alice" {
 		t.Errorf("the history of x5a1 names %q, want person:bob person:alice", by)
 	}
+	if status := load("the page of x5a1", chromedp.Navigate(ui+"id/ark:12345/x5a1")); status != http.StatusOK {
+		t.Fatalf("the page of x5a1: %d", status)
+	}
+	if got := text(`[aria-label="History"] tbody tr:first-child td:nth-child(2)`); !strings.Contains(got, "person:alice") {
+		t.Errorf("the console's history (newest first) shows the last change by %q, want person:alice", got)
+	}
 
 	// Outside it: refused, with the reason, and nothing changes.
 	if status := load("the edit form of y7b1", chromedp.Navigate(ui+"edit/ark:12345/y7b1")); status != http.StatusOK {
