@@ -42,10 +42,17 @@ type API struct {
 
 	// The web console at <prefix>/ui/, for people rather than programs:
 	// search, edit, mint, retarget, import and export in a browser, signed
-	// in with a key of the API, whose scopes apply to everything it shows
-	// and does. Off when absent. docs/console.md describes it.
+	// in with a key of the API, or as a person (People), whose scopes apply
+	// to everything it shows and does. Off when absent. docs/console.md
+	// describes it.
 	UI *UI `json:"ui,omitempty"`
 
+	// The people who may use the API and the console, signed in through
+	// the site's own authentication (basic_auth or forward_auth) on the
+	// same route, and what each may do. Off when absent: keys only.
+	People *People `json:"people,omitempty"`
+
+	people *people            // People compiled; nil when off
 	keys   map[string]*apiKey // by the SHA-256 hash of the key
 	byName map[string]*apiKey
 
@@ -80,8 +87,15 @@ func (a *API) Provision() error {
 		}
 		keys = append(keys, more...)
 	}
-	if len(keys) == 0 {
-		return errors.New("api: no keys: give key <name> <sha256-hex> <scope>... or key_file <file>")
+	if a.People != nil {
+		p, err := a.People.compile()
+		if err != nil {
+			return err
+		}
+		a.people = p
+	}
+	if len(keys) == 0 && a.people == nil {
+		return errors.New("api: no keys and no people: give key <name> <sha256-hex> <scope>..., key_file <file>, or people with person or group")
 	}
 	a.keys = map[string]*apiKey{}
 	a.byName = map[string]*apiKey{}
@@ -153,12 +167,24 @@ type Site interface {
 // what route returned.
 func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, s Site) error {
 	key, err := a.authenticate(r)
+	if errors.Is(err, errNoKey) {
+		who, signedIn, perr := a.Person(r)
+		switch {
+		case signedIn && perr != nil:
+			return writeFailure(w, perr)
+		case signedIn:
+			key, err = who.key, nil
+		}
+	}
 	if err != nil {
 		desc := ""
 		if errors.Is(err, errWrongKey) {
 			desc = `, error="invalid_token"`
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ark"`+desc)
+		if errors.Is(err, errNoKey) && a.people != nil {
+			err = errNoKeyNorPerson
+		}
 		return writeAPIError(w, http.StatusUnauthorized, err.Error())
 	}
 	return a.serve(w, r, route, rest, key, s)

@@ -3,6 +3,7 @@ package api
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
@@ -14,7 +15,7 @@ import (
 // subdirectives and uiSubdirectives are the api block's and its ui
 // block's subdirectives.
 var (
-	subdirectives   = []string{"key", "key_file", "max_body", "in_place", "ui"}
+	subdirectives   = []string{"key", "key_file", "max_body", "in_place", "ui", "people", "person", "group"}
 	uiSubdirectives = []string{"session", "secret_file"}
 )
 
@@ -29,6 +30,9 @@ var (
 //			session <duration>
 //			secret_file <file>
 //		}
+//		people basic_auth | header <user-header> [groups <groups-header>]
+//		person <name> <scope>...
+//		group <name> <scope>...
 //	}
 //
 // checking each key as it is read. A relative key_file or secret_file is
@@ -75,6 +79,28 @@ func (a *API) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Err("api: in_place: want one path prefix or more, such as /objects/")
 			}
 			a.InPlace = append(a.InPlace, prefixes...)
+		case "people":
+			if err := a.unmarshalPeople(d); err != nil {
+				return err
+			}
+		case "person", "group":
+			kind := d.Val()
+			args := d.RemainingArgs()
+			if len(args) < 2 {
+				return d.Errf("api: %s: want <name> <scope>..., got %d arguments", kind, len(args))
+			}
+			if a.People == nil {
+				a.People = &People{}
+			}
+			g := Grant{Name: args[0], Scopes: args[1:]}
+			if err := compileGrants(kind, []Grant{g}, map[string][]scope{}, map[string][]string{}); err != nil {
+				return d.Err(err.Error())
+			}
+			if kind == "person" {
+				a.People.Persons = append(a.People.Persons, g)
+			} else {
+				a.People.Groups = append(a.People.Groups, g)
+			}
 		case "ui":
 			if a.UI != nil {
 				return d.Err("api: ui: given twice")
@@ -122,4 +148,27 @@ func unmarshalUI(d *caddyfile.Dispenser) (*UI, error) {
 		}
 	}
 	return ui, nil
+}
+
+// unmarshalPeople reads the api block's people basic_auth, or people
+// header <user-header> [groups <groups-header>]; d is at people.
+func (a *API) unmarshalPeople(d *caddyfile.Dispenser) error {
+	if a.People == nil {
+		a.People = &People{}
+	}
+	if a.People.From != "" {
+		return d.Err("api: people: given twice")
+	}
+	args := d.RemainingArgs()
+	switch {
+	case len(args) == 1 && args[0] == FromBasicAuth:
+	case len(args) == 2 && args[0] == FromHeader:
+		a.People.UserHeader = args[1]
+	case len(args) == 4 && args[0] == FromHeader && args[2] == "groups":
+		a.People.UserHeader, a.People.GroupsHeader = args[1], args[3]
+	default:
+		return d.Errf("api: people: want basic_auth, or header <user-header> [groups <groups-header>], got %q", strings.Join(args, " "))
+	}
+	a.People.From = args[0]
+	return nil
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// Caller is an API key that a request was made with, once checked: what
+// Caller is an API key that a request was made with, once checked, or a
+// person whom the site's authentication signed in (people.go): what
 // the API's Go functions (Get, Put, Patch, Withdraw, Mint, Import,
 // Export, Stats, ListIDs, Retarget, Undo, Changes) take, so that a page of
 // the site such as a console acts with a key's name and scopes without an
@@ -34,7 +35,8 @@ func (a *API) Authenticate(secret string) (*Caller, error) {
 	return &Caller{k}, nil
 }
 
-// Name returns the name of the caller's key, which the history records.
+// Name returns the name of the caller's key, or "person:<name>", which
+// the history records.
 func (c *Caller) Name() string { return c.key.name }
 
 // MayRead reports whether the caller may read the normalized identifier
@@ -110,7 +112,7 @@ func (ss *session) managedKey(raw string, write bool) (string, error) {
 		if write {
 			access = "write"
 		}
-		return "", refuse(http.StatusForbidden, "key %s may not %s %s", ss.key.name, access, key)
+		return "", refuse(http.StatusForbidden, "%s may not %s %s", ss.key.who(), access, key)
 	}
 	if by, ok := ss.rs.Table().SourceOf(key); ok {
 		return "", refuse(http.StatusConflict, "%s is assigned by %s: change it there, not through the API", key, by)

@@ -30,11 +30,14 @@ type ChangesQuery struct {
 	Prefix string
 	// The most changes on the page, 1 to MaxPageSize.
 	Limit int
+	// Only the changes made by this writer, as the history names it: a
+	// key's name, or "person:<name>"; "" for every writer.
+	Writer string
 }
 
 // ParseChangesQuery reads the query of GET changes: since (an RFC 3339
-// time, or the sequence number of the last change seen), prefix and
-// limit. Without since, the changes of the last 24 hours.
+// time, or the sequence number of the last change seen), prefix, writer
+// and limit. Without since, the changes of the last 24 hours.
 func ParseChangesQuery(v url.Values, now time.Time) (ChangesQuery, error) {
 	q := ChangesQuery{Since: now.Add(-defaultChangesSince)}
 	var err error
@@ -53,6 +56,7 @@ func ParseChangesQuery(v url.Values, now time.Time) (ChangesQuery, error) {
 	if q.Limit, err = parseLimit(v.Get("limit")); err != nil {
 		return q, err
 	}
+	q.Writer = strings.TrimSpace(v.Get("writer"))
 	return q, nil
 }
 
@@ -86,7 +90,7 @@ func (a *API) Changes(ctx context.Context, s Site, who *Caller, q ChangesQuery) 
 		if scanned++; scanned > changesScanMax {
 			return errPageFull
 		}
-		if !strings.HasPrefix(ch.Key, q.Prefix) || !ss.key.may(false, ch.Key) || !ss.managed(ch.Key) {
+		if !strings.HasPrefix(ch.Key, q.Prefix) || (q.Writer != "" && ch.By != q.Writer) || !ss.key.may(false, ch.Key) || !ss.managed(ch.Key) {
 			return nil
 		}
 		page.Changes = append(page.Changes, ch)

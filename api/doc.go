@@ -1,5 +1,5 @@
-// Package api is the management API of a site's identifiers: API keys and
-// their scopes, reading, binding (PUT, PATCH), withdrawing, minting, bulk
+// Package api is the management API of a site's identifiers: API keys,
+// people signed in by the site's own authentication, and their scopes, reading, binding (PUT, PATCH), withdrawing, minting, bulk
 // changes, export and import, under a path of the site. Its core is Go
 // functions of API taking a Caller (Get, Put, Patch, Withdraw, Mint,
 // Import, Export, Stats, ListIDs, Retarget, Undo, Changes), each working

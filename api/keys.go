@@ -37,6 +37,8 @@ type apiKey struct {
 	hash      string // the SHA-256 hash of the key, raw
 	scopes    []scope
 	scopeText []string // as configured
+	person    bool     // a person signed in through the site's authentication (people.go)
+	groups    []string // a person's groups that give them access
 }
 
 // scope is one compiled scope.
@@ -59,6 +61,9 @@ func (k APIKey) Validate() error {
 func compileKey(k APIKey) (string, *apiKey, error) {
 	if k.Name == "" || strings.ContainsFunc(k.Name, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return "", nil, fmt.Errorf("key %q: a name is one word without spaces", k.Name)
+	}
+	if strings.HasPrefix(k.Name, PersonPrefix) {
+		return "", nil, fmt.Errorf("key %s: a key's name may not start with %s, which names the people who write", k.Name, PersonPrefix)
 	}
 	sum, err := hex.DecodeString(k.Hash)
 	if err != nil || len(sum) != sha256.Size {

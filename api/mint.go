@@ -66,7 +66,7 @@ func parseShoulder(raw string) (shoulder, error) {
 // mayMint refuses a key that may not mint under sh.
 func (ss *session) mayMint(sh shoulder) error {
 	if !ss.key.mayPrefix(true, sh.naan, sh.sh) {
-		return refuse(http.StatusForbidden, "key %s may not mint under %s", ss.key.name, sh.name)
+		return refuse(http.StatusForbidden, "%s may not mint under %s", ss.key.who(), sh.name)
 	}
 	return nil
 }

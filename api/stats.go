@@ -35,7 +35,7 @@ func (ss *session) statsCollector() (*stats.Collector, error) {
 		return nil, refuse(http.StatusNotFound, "statistics are not kept here: the ark block has no stats")
 	}
 	if !ss.key.anyScope(false, func(sc *scope) bool { return !sc.admin }) {
-		return nil, refuse(http.StatusForbidden, "the key %s may read no identifiers, so no statistics", ss.key.name)
+		return nil, refuse(http.StatusForbidden, "%s may read no identifiers, so no statistics", ss.key.who())
 	}
 	return col, nil
 }

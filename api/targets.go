@@ -122,7 +122,7 @@ func (c *apiCall) checkTargets() error {
 		if raw != "" {
 			what = raw
 		}
-		msg := "the key " + c.key.name + " may not write " + what + ", which checking its targets needs"
+		msg := c.key.who() + " may not write " + what + ", which checking its targets needs"
 		if mine := c.key.writablePrefixes(); len(mine) > 0 {
 			msg += "; give a prefix it may write: " + strings.Join(mine, ", ")
 		}

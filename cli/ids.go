@@ -48,18 +48,19 @@ GET <api>/id/<id> gives it. It reads the answer a page at a time (GET
 
 // changesCommand builds `caddy ark changes`.
 func changesCommand() *cobra.Command {
-	cmd := apiCommand("changes --api <url> [--since <seq|time>] [--prefix <prefix>] [-n <count>] [--json]",
+	cmd := apiCommand("changes --api <url> [--since <seq|time>] [--prefix <prefix>] [--writer <name>] [-n <count>] [--json]",
 		"Prints the recent changes of the API's store", `
 Prints the changes of the identifiers the key may read, oldest first, one a
-line: its sequence number, time, the key that made it, the identifier, and
-its target before and after (- for none; a withdrawal shows 410 and its
+line: its sequence number, time, the key or person that made it, the
+identifier, and its target before and after (- for none; a withdrawal shows 410 and its
 reason). --since is the sequence number of the last change seen, or an RFC
 3339 time (default: the last 24 hours); --prefix keeps the identifiers under
-a NAAN, shoulder or URN namespace. With --json, each line is the change as
+a NAAN, shoulder or URN namespace; --writer the changes of one key or
+person (person:<name>). With --json, each line is the change as
 the history of GET <api>/id/<id> shows it. It reads GET <api>/changes a
 page at a time, until the end or -n changes.
 `, cobra.NoArgs, func(cmd *cobra.Command, c *apiClient, _ []string) error {
-			q := flagQuery(cmd, "since", "prefix")
+			q := flagQuery(cmd, "since", "prefix", "writer")
 			n, _ := cmd.Flags().GetInt("n")
 			asJSON, _ := cmd.Flags().GetBool("json")
 			if n < 0 {
@@ -69,6 +70,7 @@ page at a time, until the end or -n changes.
 		})
 	cmd.Flags().String("since", "", "After this sequence number, or from this RFC 3339 time (default: the last 24 hours)")
 	cmd.Flags().String("prefix", "", "Only identifiers under this NAAN, shoulder or URN namespace, such as ark:12345/x5")
+	cmd.Flags().String("writer", "", "Only the changes made by this key, or by this person (person:<name>)")
 	cmd.Flags().IntP("n", "n", 0, "Print at most this many changes (0: all)")
 	cmd.Flags().Bool("json", false, "Print each change as JSON, as the API gives it")
 	return cmd

@@ -32,6 +32,7 @@ type periodOption struct {
 type changesView struct {
 	Period  string
 	Prefix  string
+	Writer  string // only the changes of this writer, "" for all
 	Periods []periodOption
 	Rows    []changeRow
 	Next    string // the address of the page after, "" on the last
@@ -49,7 +50,7 @@ type changeRow struct {
 // API's GET changes, in process, as the key).
 func (p *page) changes() error {
 	qv := p.r.URL.Query()
-	v := changesView{Period: qv.Get("period"), Prefix: strings.TrimSpace(qv.Get("prefix")), Periods: changePeriods}
+	v := changesView{Period: qv.Get("period"), Prefix: strings.TrimSpace(qv.Get("prefix")), Writer: strings.TrimSpace(qv.Get("writer")), Periods: changePeriods}
 	period := changePeriods[1]
 	for _, o := range changePeriods {
 		if o.Value == v.Period {
@@ -57,7 +58,7 @@ func (p *page) changes() error {
 		}
 	}
 	v.Period = period.Value
-	aq := url.Values{"prefix": {v.Prefix}, "limit": {strconv.Itoa(changesPageSize)}}
+	aq := url.Values{"prefix": {v.Prefix}, "writer": {v.Writer}, "limit": {strconv.Itoa(changesPageSize)}}
 	if after := qv.Get("after"); after != "" {
 		aq.Set("since", after)
 		v.From = "change " + after
@@ -81,6 +82,9 @@ func (p *page) changes() error {
 		nv := url.Values{"period": {v.Period}, "after": {strconv.FormatUint(pg.Next, 10)}}
 		if v.Prefix != "" {
 			nv.Set("prefix", v.Prefix)
+		}
+		if v.Writer != "" {
+			nv.Set("writer", v.Writer)
 		}
 		v.Next = p.c.base + "changes?" + nv.Encode()
 	}

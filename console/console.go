@@ -82,11 +82,22 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 	switch name {
 	case "console.css":
 		return p.only(arg == "", http.MethodGet, func() error { return serveStyle(w) })
-	case "signin":
-		return p.signin()
 	}
-	if p.sess = c.session(r); p.sess == nil {
-		return p.signedOut()
+	who, isPerson, err := c.api.Person(r)
+	switch {
+	case isPerson && err != nil:
+		return p.problem(api.ErrorStatus(err), err.Error()+".")
+	case isPerson && name == "signin":
+		http.Redirect(w, r, c.base, http.StatusSeeOther)
+		return nil
+	case isPerson:
+		p.sess = c.personSession(who)
+	case name == "signin":
+		return p.signin()
+	default:
+		if p.sess = c.session(r); p.sess == nil {
+			return p.signedOut()
+		}
 	}
 	if r.Method == http.MethodPost {
 		if ok, err := p.checkPost(name); !ok {
@@ -119,6 +130,9 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 	case "import":
 		return p.form(arg == "", func() error { return p.importForm("", 0) }, p.importFile)
 	case "signout":
+		if p.sess.person {
+			return p.problem(http.StatusConflict, "You are signed in through the site's own sign-in, not with a key: the console cannot sign you out; close the browser or sign out of the site.")
+		}
 		return p.only(arg == "", http.MethodPost, p.signout)
 	}
 	return p.notFound()

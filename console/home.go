@@ -14,6 +14,7 @@ type homeView struct {
 	Scopes    []string
 	Stats     *statsView // nil when there are none to show
 	StatsNote string     // why not
+	Groups    []string   // a person's groups that give them access
 }
 
 // statsView is the front page's statistics.
@@ -24,7 +25,7 @@ type statsView struct {
 
 // home answers the front page.
 func (p *page) home() error {
-	v := homeView{Scopes: p.sess.key.Scopes()}
+	v := homeView{Scopes: p.sess.key.Scopes(), Groups: p.sess.key.Groups()}
 	v.Stats, v.StatsNote = p.stats()
 	return p.render(http.StatusOK, view{Title: "Identifiers", Page: v}, "home")
 }

@@ -22,7 +22,8 @@ var style []byte
 type view struct {
 	Title  string
 	Base   string // the front page's path, ending in /
-	Key    string // the signed-in key's name; "" on the sign-in page
+	Key    string // the signed-in key's name, or "person:<name>"; "" on the sign-in page
+	Person bool   // signed in as a person, through the site's authentication
 	CSRF   string // the form token of the session
 	Notice string // what was just done
 	Error  string // why it was not
@@ -74,6 +75,7 @@ func (p *page) render(status int, v view, name string) error {
 	v.Base = p.c.base
 	if p.sess != nil {
 		v.Key = p.sess.name
+		v.Person = p.sess.person
 		v.CSRF = p.c.csrfToken(p.sess)
 	}
 	var b bytes.Buffer

@@ -30,6 +30,7 @@ type session struct {
 	issued  time.Time
 	nonce   string // base64url
 	key     *api.Caller
+	person  bool // a person signed in through the site's authentication (person.go)
 }
 
 // b64 is the encoding of the cookies' parts.

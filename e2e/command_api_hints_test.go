@@ -33,7 +33,7 @@ func TestAPICommandWithAWrongPrefixSaysSo(t *testing.T) {
 func TestTargetsCheckWithoutAPrefixSuggestsOne(t *testing.T) {
 	s := caddytest.StartAPISite(t, "")
 	for key, want := range map[string]string{
-		"x5-secret":     "403 Forbidden: the key x5 may not write every identifier, which checking its targets needs; give a prefix it may write: ark:12345/x5",
+		"x5-secret":     "403 Forbidden: key x5 may not write every identifier, which checking its targets needs; give a prefix it may write: ark:12345/x5",
 		"editor-secret": "give a prefix it may write: ark:12345, urn:isbn",
 	} {
 		t.Setenv("ARK_API_KEY", key)

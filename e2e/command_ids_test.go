@@ -101,6 +101,12 @@ func TestBinaryIDsRetargetUndoChanges(t *testing.T) {
 	if want := []string{"- -> https://old.example.org/c/9", "https://old.example.org/c/9 -> https://new.example.org/c/9", "https://new.example.org/c/9 -> https://elsewhere.example.org/9"}; status != 0 || strings.Join(seen, "|") != strings.Join(want, "|") {
 		t.Errorf("changes --prefix: %d %q %q; want %q", status, seen, errOut, want)
 	}
+	if out, _, status = runCaddy(t, "", "ark", "changes", "--api", base, "--prefix", "ark:12345/x5c0009", "--writer", "editor"); status != 0 || strings.Count(out, "\n") != 3 {
+		t.Errorf("changes --writer editor: %d %q, want its 3 changes", status, out)
+	}
+	if out, _, status = runCaddy(t, "", "ark", "changes", "--api", base, "--prefix", "ark:12345/x5c0009", "--writer", "person:alice"); status != 0 || out != "" {
+		t.Errorf("changes --writer person:alice: %d %q, want none", status, out)
+	}
 	out, _, status = runCaddy(t, "", "ark", "changes", "--api", base, "--since", "0", "-n", "1300", "--json")
 	if n := strings.Count(out, "\n"); status != 0 || n != 1300 {
 		t.Errorf("changes -n 1300 --json: %d, %d lines", status, n)

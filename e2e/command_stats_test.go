@@ -135,7 +135,7 @@ Requested, but found nothing
 		{"all-secret", []string{"--days", "3", "--from", "2025-01-01"}, "400 Bad Request: give days, or from and to, not both"},
 		{"all-secret", []string{"--from", "2025-02-01", "--to", "2025-01-01"}, "400 Bad Request: from 2025-02-01 is after to 2025-01-01"},
 		{"all-secret", []string{"--json", "--csv"}, "give --json or --csv, not both"},
-		{"admin-secret", nil, "403 Forbidden: the key admin may read no identifiers, so no statistics"},
+		{"admin-secret", nil, "403 Forbidden: key admin may read no identifiers, so no statistics"},
 		{"", nil, "no key: set ARK_API_KEY"},
 		{"wrong-secret", nil, "401 Unauthorized"},
 	} {
