@@ -32,6 +32,7 @@ type Store interface {
 	Dumper
 	StatsStore
 	TargetChecks
+	KeyStore
 
 	// Lookup returns the bindings of keys, in the same order, nil where a
 	// key has none. The resolver passes an identifier's key followed by

@@ -490,6 +490,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testi
 	RunList(t, open, reopen)
 	runBatch(t, open, reopen)
 	runChanges(t, open)
+	runKeys(t, open, reopen)
 }
 
 // MustApply applies w and returns the binding as stored.
