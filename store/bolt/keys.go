@@ -124,3 +124,19 @@ func (b *boltDB) RevokeKey(_ context.Context, name string) error {
 		return bk.Delete(h)
 	})
 }
+
+// loadKey puts k, from a dump, in tx.
+func loadKey(tx *bolt.Tx, k *store.StoredKey) error {
+	bk, err := tx.CreateBucketIfNotExists(bucketAPIKeys)
+	if err != nil {
+		return err
+	}
+	if bk.Get([]byte(k.Hash)) != nil {
+		return fmt.Errorf("key %s: %w: its hash is another key's in the dump", k.Name, store.ErrConflict)
+	}
+	v, err := json.Marshal(k)
+	if err != nil {
+		return err
+	}
+	return bk.Put([]byte(k.Hash), v)
+}

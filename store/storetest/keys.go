@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,6 +93,55 @@ func runKeys(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *t
 		again.Hash = "cc" + hex62('3')
 		if err := s.AddKey(ctx, again); err != nil {
 			t.Errorf("a new key under a revoked key's name: %v", err)
+		}
+	})
+
+	t.Run("A dump carries the keys, hashed, into the store it loads", func(t *testing.T) {
+		s := open(t)
+		MustApply(t, s, store.Write{Binding: store.Binding{Key: "ark:12345/k", Target: "/k", Status: 200}, By: "curator"})
+		for _, k := range []store.StoredKey{vendor, curator} {
+			if err := s.AddKey(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var dump bytes.Buffer
+		counts, err := store.WriteDump(ctx, s, &dump)
+		if err != nil || counts.Keys != 2 {
+			t.Fatalf("WriteDump: %v, %v; want 2 keys", counts, err)
+		}
+		moved := open(t)
+		if _, err := store.ReadDump(ctx, moved, bytes.NewReader(dump.Bytes())); err != nil {
+			t.Fatalf("ReadDump: %v", err)
+		}
+		got, err := moved.KeyByHash(ctx, curator.Hash)
+		if err != nil || !reflect.DeepEqual(*got, curator) {
+			t.Errorf("the loaded store's curator: %+v, %v; want %+v", got, err, curator)
+		}
+		var again bytes.Buffer
+		if _, err := store.WriteDump(ctx, moved, &again); err != nil || again.String() != dump.String() {
+			t.Errorf("the loaded store dumps otherwise (%v):\n%s\nwant:\n%s", err, again.String(), dump.String())
+		}
+
+		var v1 bytes.Buffer
+		if _, _, err := store.WriteDumpNoStats(ctx, s, &v1, false); err != nil || strings.Contains(v1.String(), curator.Hash) || strings.Contains(v1.String(), `"key"`) {
+			t.Errorf("a dump of version 1 (%v) holds the keys:\n%s", err, v1.String())
+		}
+
+		onlyKeys := open(t)
+		if err := onlyKeys.AddKey(ctx, vendor); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.ReadDump(ctx, onlyKeys, bytes.NewReader(dump.Bytes())); !errors.Is(err, store.ErrNotEmpty) {
+			t.Errorf("loading into a store holding only a key: %v, want ErrNotEmpty", err)
+		}
+	})
+
+	t.Run("A store without keys dumps no key lines", func(t *testing.T) {
+		s := open(t)
+		MustApply(t, s, store.Write{Binding: store.Binding{Key: "ark:12345/k", Target: "/k", Status: 200}, By: "curator"})
+		var dump bytes.Buffer
+		if _, err := store.WriteDump(ctx, s, &dump); err != nil || strings.Contains(dump.String(), `"key`) {
+			t.Errorf("the dump (%v) speaks of keys:\n%s", err, dump.String())
 		}
 	})
 }
