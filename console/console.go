@@ -116,6 +116,8 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 		return p.only(arg == "", http.MethodPost, p.undo)
 	case "import":
 		return p.form(arg == "", func() error { return p.importForm("", 0) }, p.importFile)
+	case "keys":
+		return p.form(arg == "", func() error { return p.keysPage(keysInput{}, http.StatusOK, "", "", nil) }, p.keys)
 	case "signout":
 		return p.only(arg == "", http.MethodPost, p.signout)
 	}

@@ -23,6 +23,7 @@ type view struct {
 	Title  string
 	Base   string // the front page's path, ending in /
 	Key    string // the signed-in key's name; "" on the sign-in page
+	Admin  bool   // whether the signed-in key has the admin scope
 	CSRF   string // the form token of the session
 	Notice string // what was just done
 	Error  string // why it was not
@@ -74,6 +75,7 @@ func (p *page) render(status int, v view, name string) error {
 	v.Base = p.c.base
 	if p.sess != nil {
 		v.Key = p.sess.name
+		v.Admin = p.sess.key.IsAdmin()
 		v.CSRF = p.c.csrfToken(p.sess)
 	}
 	var b bytes.Buffer
