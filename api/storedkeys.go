@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/store"
@@ -250,4 +251,47 @@ func (c *apiCall) serveKey(name string) error {
 	}
 	c.w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// AuthenticateOn returns the caller whose key is secret on site s: a
+// configured key, or a key of s's store that works now. An unknown key
+// is an error, the same for every wrong key; a store that cannot answer
+// is another (503).
+func (a *API) AuthenticateOn(ctx context.Context, s Site, secret string) (*Caller, error) {
+	c, err := a.Authenticate(secret)
+	if !errors.Is(err, errWrongKey) {
+		return c, err
+	}
+	k, err := a.storedKey(ctx, s, sha256.Sum256([]byte(strings.TrimSpace(secret))))
+	if err != nil {
+		return nil, err
+	}
+	return &Caller{k}, nil
+}
+
+// CallerNamedOn returns the caller whose key is called name on site s,
+// configured or kept in s's store and working now, if there is one: the
+// console finds its signed-in key again this way with each request, so
+// that a stored key revoked or expired ends its sessions at once.
+func (a *API) CallerNamedOn(ctx context.Context, s Site, name string) (*Caller, bool) {
+	if c, ok := a.CallerNamed(name); ok {
+		return c, true
+	}
+	st := s.Store()
+	if st == nil {
+		return nil, false
+	}
+	keys, err := st.Keys(ctx)
+	if err != nil {
+		return nil, false
+	}
+	i := slices.IndexFunc(keys, func(k store.StoredKey) bool { return k.Name == name })
+	if i < 0 || keys[i].Expired(time.Now()) {
+		return nil, false
+	}
+	_, c, err := compileKey(APIKey{Name: name, Hash: keys[i].Hash, Scopes: keys[i].Scopes})
+	if err != nil {
+		return nil, false
+	}
+	return &Caller{c}, true
 }

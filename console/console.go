@@ -83,7 +83,7 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 	case "signin":
 		return p.signin()
 	}
-	if p.sess = c.session(r); p.sess == nil {
+	if p.sess = c.session(r, s); p.sess == nil {
 		return p.signedOut()
 	}
 	if r.Method == http.MethodPost {
