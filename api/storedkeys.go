@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -244,8 +245,12 @@ func (c *apiCall) serveKeys() error {
 	return writeAPIError(c.w, http.StatusMethodNotAllowed, "use GET or POST")
 }
 
-// serveKey answers DELETE keys/<name>.
-func (c *apiCall) serveKey(name string) error {
+// serveKey answers DELETE keys/<name>, name escaped as in the path.
+func (c *apiCall) serveKey(escaped string) error {
+	name, err := url.PathUnescape(escaped)
+	if err != nil {
+		return writeAPIError(c.w, http.StatusBadRequest, "keys/"+escaped+": not a key's name: "+err.Error())
+	}
 	if err := c.a.RevokeStoredKey(c.r.Context(), c.site, &Caller{c.key}, name); err != nil {
 		return c.fail(err)
 	}

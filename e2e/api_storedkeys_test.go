@@ -163,6 +163,10 @@ func TestAPIStoredKeyScopesBounded(t *testing.T) {
 	if got := callSecret(t, s, "POST", "/keys", "boss-secret", `{"name": "k", "scopes": ["read:ark:12345"]}`); got.Status != http.StatusConflict {
 		t.Errorf("a second key k: %d %s, want 409", got.Status, got.Body)
 	}
+	addKey(t, s, api.KeyRequest{Name: "odd/100%", Scopes: []string{"read:ark:12345"}})
+	if got := callSecret(t, s, "DELETE", "/keys/odd%2F100%25", "boss-secret", ""); got.Status != http.StatusNoContent {
+		t.Errorf("DELETE of a key whose name holds / and %%, escaped: %d %s, want 204", got.Status, got.Body)
+	}
 	if got := callSecret(t, s, "DELETE", "/keys/editor", "boss-secret", ""); got.Status != http.StatusConflict {
 		t.Errorf("DELETE keys/editor, a configured key: %d %s, want 409", got.Status, got.Body)
 	}
