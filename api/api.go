@@ -166,7 +166,11 @@ type Site interface {
 // Serve answers a request for the API of site s: route and rest are
 // what route returned.
 func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, s Site) error {
-	key, err := a.authenticate(r)
+	key, err := a.authenticate(r, s)
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return writeFailure(w, ae) // the store, failing to say whether it has the key
+	}
 	if errors.Is(err, errNoKey) {
 		who, signedIn, perr := a.Person(r)
 		switch {
@@ -226,8 +230,12 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		return c.serveBatch(rest)
 	case route == "changes" && rest == "":
 		return c.only(http.MethodGet, c.changes)
+	case route == "keys" && rest == "":
+		return c.serveKeys()
+	case route == "keys" && rest != "":
+		return c.only(http.MethodDelete, func() error { return c.serveKey(rest) })
 	}
-	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets, targets/check, retarget, batches/ and changes")
+	return writeAPIError(w, http.StatusNotFound, "no such API request: see id/, mint/, withdraw/, bulk, export, import, backup, stats, ids, targets, targets/check, retarget, batches/, changes and keys")
 }
 
 // apiCall is one HTTP request to the API, authenticated: the HTTP

@@ -39,6 +39,10 @@ func (a *API) Authenticate(secret string) (*Caller, error) {
 // the history records.
 func (c *Caller) Name() string { return c.key.name }
 
+// IsAdmin reports whether the caller's key has the admin scope, which
+// managing keys needs.
+func (c *Caller) IsAdmin() bool { return c.key.isAdmin() }
+
 // MayRead reports whether the caller may read the normalized identifier
 // key; MayWrite whether it may change it.
 func (c *Caller) MayRead(key string) bool  { return c.key.may(false, key) }

@@ -56,6 +56,9 @@ draft-ark-uri-scheme:
 	                                found (broken, suspect, …)
 	caddy ark stats --api <url>     print the resolution statistics
 	caddy ark hash-key              hash a key for the api configuration
+	caddy ark keys add|list|revoke --api <url>
+	                                make, list and revoke API keys kept
+	                                in the store
 	caddy ark store dump|load       move a whole store, history included,
 	                                between bolt and PostgreSQL (NDJSON)
 	caddy ark store backup --api <url> -o <file>
@@ -71,7 +74,7 @@ draft-ark-uri-scheme:
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 			cmd.AddCommand(normalizeCommand(), checkCommand(), importCommand(), compileCommand(), exportCommand(), resolveCommand(),
 				mintCommand(), bindCommand(), withdrawCommand(), hashKeyCommand(), storeCommand(), targetsCommand(),
-				idsCommand(), retargetCommand(), undoCommand(), changesCommand(), statsCommand())
+				idsCommand(), retargetCommand(), undoCommand(), changesCommand(), statsCommand(), keysCommand())
 		},
 	})
 }

@@ -73,7 +73,8 @@ appears only once the dump is complete.
 --version 1 writes format version 1, which versions of caddy-ark before
 statistics were dumped read: the way back to one of them. Version 1 cannot
 hold statistics, so a store that holds any is refused (nothing written),
-unless --without-stats leaves them out, saying how many rows it left.
+unless --without-stats leaves them out, saying how many rows it left. It
+never holds the API keys kept in the store; the dump says how many it left.
 `,
 		Args: cobra.NoArgs,
 	}
@@ -128,6 +129,19 @@ unless --without-stats leaves them out, saying how many rows it left.
 				rows = "statistics row"
 			}
 			summary += fmt.Sprintf("; left out %d %s, which version %d cannot hold", leftOut, rows, version)
+		}
+		if version == store.DumpVersionNoStats {
+			n, err := storedKeys(cmd.Context(), d)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if n > 0 {
+				keys := "API keys"
+				if n == 1 {
+					keys = "API key"
+				}
+				summary += fmt.Sprintf("; left out %d %s kept in the store, which version %d cannot hold: make them again in the new store", n, keys, version)
+			}
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: dumped %s\n", name, summary)
 		return nil
@@ -327,3 +341,14 @@ func isPostgresDSN(spec string) bool {
 
 // dsnKeyword matches the start of a key=value connection string.
 var dsnKeyword = regexp.MustCompile(`^\s*[a-z_]+\s*=`)
+
+// storedKeys returns how many API keys d keeps (store.KeyStore), which a
+// dump of version 1 leaves out.
+func storedKeys(ctx context.Context, d store.Dumper) (int, error) {
+	ks, ok := d.(store.KeyStore)
+	if !ok {
+		return 0, nil
+	}
+	keys, err := ks.Keys(ctx)
+	return len(keys), err
+}

@@ -95,7 +95,7 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 	case name == "signin":
 		return p.signin()
 	default:
-		if p.sess = c.session(r); p.sess == nil {
+		if p.sess = c.session(r, s); p.sess == nil {
 			return p.signedOut()
 		}
 	}
@@ -129,6 +129,8 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 		return p.only(arg == "", http.MethodPost, p.undo)
 	case "import":
 		return p.form(arg == "", func() error { return p.importForm("", 0) }, p.importFile)
+	case "keys":
+		return p.form(arg == "", func() error { return p.keysPage(keysInput{}, http.StatusOK, "", "", nil) }, p.keys)
 	case "signout":
 		if p.sess.person {
 			return p.problem(http.StatusConflict, "You are signed in through the site's own sign-in, not with a key: the console cannot sign you out; close the browser or sign out of the site.")

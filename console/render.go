@@ -24,6 +24,7 @@ type view struct {
 	Base   string // the front page's path, ending in /
 	Key    string // the signed-in key's name, or "person:<name>"; "" on the sign-in page
 	Person bool   // signed in as a person, through the site's authentication
+	Admin  bool   // whether the signed-in key or person has the admin scope
 	CSRF   string // the form token of the session
 	Notice string // what was just done
 	Error  string // why it was not
@@ -76,6 +77,7 @@ func (p *page) render(status int, v view, name string) error {
 	if p.sess != nil {
 		v.Key = p.sess.name
 		v.Person = p.sess.person
+		v.Admin = p.sess.key.IsAdmin()
 		v.CSRF = p.c.csrfToken(p.sess)
 	}
 	var b bytes.Buffer

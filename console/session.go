@@ -72,7 +72,7 @@ func (c *Console) cookieValue(s *session) string {
 // none that is valid now: unsigned or signed by another secret, expired,
 // signed out, of a key that the API no longer has with that secret, or
 // begun before the console got the key back after it was removed.
-func (c *Console) session(r *http.Request) *session {
+func (c *Console) session(r *http.Request, s api.Site) *session {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return nil
@@ -97,7 +97,7 @@ func (c *Console) session(r *http.Request) *session {
 	if err != nil {
 		return nil
 	}
-	key, ok := c.api.CallerNamed(string(name))
+	key, ok := c.api.CallerNamedOn(r.Context(), s, string(name))
 	if !ok {
 		return nil
 	}

@@ -23,7 +23,7 @@ type signinForm struct {
 func (p *page) signin() error {
 	switch p.r.Method {
 	case http.MethodGet, http.MethodHead:
-		if s := p.c.session(p.r); s != nil {
+		if s := p.c.session(p.r, p.site); s != nil {
 			http.Redirect(p.w, p.r, p.c.base, http.StatusSeeOther)
 			return nil
 		}
@@ -73,7 +73,7 @@ func (p *page) checkSignin() error {
 		p.w.Header().Set("Retry-After", fmt.Sprint(secs))
 		return p.signinPage(http.StatusTooManyRequests, "", fmt.Sprintf("Too many failed sign-ins from your address: wait %d seconds before trying again.", secs))
 	}
-	key, err := p.c.api.Authenticate(p.r.PostForm.Get("key"))
+	key, err := p.c.api.AuthenticateOn(p.r.Context(), p.site, p.r.PostForm.Get("key"))
 	if err != nil {
 		p.c.throttle.failed(client)
 		return p.signinPage(http.StatusUnauthorized, "", "That key is not known here.")

@@ -14,15 +14,17 @@ import (
 // Dumper is a store that can be copied whole into another, of the same
 // backend or another: every binding (names minted but not bound, and
 // withdrawals, included), the history with its sequence numbers, versions,
-// times and names, the minters' counters, and the resolution statistics
-// (see StatsStore), count for count. Both backends implement it;
+// times and names, the minters' counters, the resolution statistics
+// (see StatsStore), count for count, and the API keys made at runtime
+// (see KeyStore), hashed as stored. Both backends implement it;
 // `caddy ark store dump` and `caddy ark store load` use it through
 // WriteDump and ReadDump.
 type Dumper interface {
 	// Dump calls fn with everything the store holds, as of one moment:
 	// every binding in key order, then every history record in sequence
 	// order, then every counter in name order, then every row of the
-	// statistics in StatRow order. It stops at the first error of fn,
+	// statistics in StatRow order, then every stored API key in name
+	// order. It stops at the first error of fn,
 	// which it returns.
 	Dump(ctx context.Context, fn func(*Item) error) error
 
@@ -30,8 +32,9 @@ type Dumper interface {
 	// io.EOF, in Dump's order (see CheckOrder), keeping them as they are:
 	// versions, times, names and sequence numbers; later changes continue
 	// the sequence; statistics keep their counts exactly, as they are
-	// (no list is cut to a site's top). A store that holds anything (a
-	// binding, a history record, a counter or a row of statistics) is
+	// (no list is cut to a site's top), keys with their hashes. A store
+	// that holds anything (a binding, a history record, a counter, a row
+	// of statistics or an API key) is
 	// refused with ErrNotEmpty. An error from next, or ctx ending, keeps
 	// nothing.
 	Load(ctx context.Context, next func() (*Item, error)) error
@@ -40,10 +43,11 @@ type Dumper interface {
 // Item is one thing a store holds, in a dump: exactly one of its fields
 // is set.
 type Item struct {
-	Binding *Binding `json:"binding,omitempty"`
-	Change  *Change  `json:"change,omitempty"`
-	Counter *Counter `json:"counter,omitempty"`
-	Stat    *StatRow `json:"stat,omitempty"`
+	Binding *Binding   `json:"binding,omitempty"`
+	Change  *Change    `json:"change,omitempty"`
+	Counter *Counter   `json:"counter,omitempty"`
+	Stat    *StatRow   `json:"stat,omitempty"`
+	Key     *StoredKey `json:"key,omitempty"`
 }
 
 // Counter is a minter's counter: the value Count adds to.
@@ -115,7 +119,7 @@ var ErrNotEmpty = errors.New("the store is not empty: a dump loads only into a n
 // bindings come first, in increasing key order, then the history records
 // in increasing sequence order, then the counters in increasing name
 // order, then the statistics rows, well formed, in increasing StatRow
-// order. An item out of order is an error naming its position (1-based;
+// order, then the API keys in increasing name order. An item out of order is an error naming its position (1-based;
 // in a dump, item n is on line n+1). Every backend's Load reads through it.
 func CheckOrder(next func() (*Item, error)) func() (*Item, error) {
 	n, stage := 0, 0
@@ -142,11 +146,16 @@ func CheckOrder(next func() (*Item, error)) func() (*Item, error) {
 		if it.Stat != nil {
 			s, parts = 4, parts+1
 		}
+		if it.Key != nil {
+			s, key, parts = 5, it.Key.Name, parts+1
+		}
 		switch {
 		case parts != 1:
-			return nil, fmt.Errorf("item %d: %d parts, want one binding, change, counter or stat", n, parts)
+			return nil, fmt.Errorf("item %d: %d parts, want one binding, change, counter, stat or key", n, parts)
 		case s < stage:
-			return nil, fmt.Errorf("item %d: out of order: bindings come first, then the history, then the counters, then the statistics", n)
+			return nil, fmt.Errorf("item %d: out of order: bindings come first, then the history, then the counters, then the statistics, then the keys", n)
+		case s == 5 && (it.Key.Hash == "" || len(it.Key.Scopes) == 0):
+			return nil, fmt.Errorf("item %d: key %q without a hash or scopes", n, it.Key.Name)
 		case s == 4:
 			if err := it.Stat.check(); err != nil {
 				return nil, fmt.Errorf("item %d: %w", n, err)
@@ -189,11 +198,22 @@ type DumpCounts struct {
 
 	// The statistics rows; a dump of version 1 counts none.
 	Stats int `json:"stats"`
+
+	// The API keys (KeyStore). A store without any dumps as it did
+	// before keys were dumped, byte for byte; one with keys writes key
+	// lines and this count, which a caddy-ark from before refuses whole
+	// (unknown fields) rather than load without the keys. A dump of
+	// version 1 holds none.
+	Keys int `json:"keys,omitempty"`
 }
 
 // String says the counts, as store dump and store load print them.
 func (c DumpCounts) String() string {
-	return c.withoutStats().String() + ", " + plural(c.Stats, "statistics row")
+	s := c.withoutStats().String() + ", " + plural(c.Stats, "statistics row")
+	if c.Keys > 0 {
+		s += ", " + plural(c.Keys, "API key")
+	}
+	return s
 }
 
 // withoutStats is c without the count of statistics rows.
@@ -220,6 +240,8 @@ func (c *DumpCounts) add(it *Item) {
 		c.Counters++
 	case it.Stat != nil:
 		c.Stats++
+	case it.Key != nil:
+		c.Keys++
 	}
 }
 
@@ -305,8 +327,8 @@ func ReadDumpChecked(ctx context.Context, d Dumper, r io.Reader, check func(*Ite
 			return nil, fmt.Errorf("line %d: a header inside the dump", n)
 		}
 		if l.End == nil {
-			if l.Stat != nil && head.Version == DumpVersionNoStats {
-				return nil, fmt.Errorf("line %d: a statistics row in a dump of version %d", n, head.Version)
+			if (l.Stat != nil || l.Key != nil) && head.Version == DumpVersionNoStats {
+				return nil, fmt.Errorf("line %d: a statistics row or a key in a dump of version %d", n, head.Version)
 			}
 			if check != nil {
 				if err := check(&l.Item); err != nil {

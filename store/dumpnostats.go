@@ -45,8 +45,9 @@ func (c DumpCountsNoStats) String() string {
 // an end line without their count. Unless withoutStats, a store holding
 // statistics is refused with a StatsNotDumpedError before anything is
 // written (and during the dump, should a row appear since); with it, the
-// rows are left out, and leftOut says how many. written counts what the
-// dump holds, as its end line does.
+// rows are left out, and leftOut says how many. The stored API keys are
+// always left out: a store loaded from it has only the configuration's.
+// written counts what the dump holds, as its end line does.
 func WriteDumpNoStats(ctx context.Context, d Dumper, w io.Writer, withoutStats bool) (written DumpCountsNoStats, leftOut int, err error) {
 	if !withoutStats {
 		n, err := countStats(ctx, d)
@@ -65,6 +66,9 @@ func WriteDumpNoStats(ctx context.Context, d Dumper, w io.Writer, withoutStats b
 	}
 	var counts DumpCounts
 	err = d.Dump(ctx, func(it *Item) error {
+		if it.Key != nil {
+			return nil // version 1 has no keys
+		}
 		if it.Stat != nil {
 			if !withoutStats {
 				return &StatsNotDumpedError{}

@@ -20,8 +20,8 @@ import (
 // A backend may be shared by several handlers and configs (caddy.UsagePool),
 // and every method is safe for concurrent use.
 //
-// Listing, batches, the history across identifiers, dumps, statistics and
-// target checks are part of the contract: both backends meet it, and
+// Listing, batches, the history across identifiers, dumps, statistics,
+// target checks and API keys are part of the contract: both backends meet it, and
 // nothing asks a store whether it can. Backing up as one file (Backuper)
 // and sharing across configs (Shared) stay optional: the API and the
 // handler each ask once.
@@ -32,6 +32,7 @@ type Store interface {
 	Dumper
 	StatsStore
 	TargetChecks
+	KeyStore
 
 	// Lookup returns the bindings of keys, in the same order, nil where a
 	// key has none. The resolver passes an identifier's key followed by

@@ -38,7 +38,19 @@ func (b *boltDB) Dump(ctx context.Context, fn func(*store.Item) error) error {
 				}
 			}
 		}
-		return dumpStats(ctx, tx, fn)
+		if err := dumpStats(ctx, tx, fn); err != nil {
+			return err
+		}
+		keys, err := allKeys(tx)
+		if err != nil {
+			return err
+		}
+		for i := range keys {
+			if err := fn(&store.Item{Key: &keys[i]}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -62,6 +74,11 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 		}
 		if holdsStats(tx) {
 			return store.ErrNotEmpty
+		}
+		if bk := tx.Bucket(bucketAPIKeys); bk != nil {
+			if k, _ := bk.Cursor().First(); k != nil {
+				return store.ErrNotEmpty
+			}
 		}
 		bindings, records, keyHist, counters := tx.Bucket(bucketBindings), tx.Bucket(bucketHistory), tx.Bucket(bucketKeyHist), tx.Bucket(bucketCounters)
 		// One transaction: bbolt splits its pages when it commits, as
@@ -110,6 +127,10 @@ func (b *boltDB) Load(ctx context.Context, next func() (*store.Item, error)) err
 				}
 			case it.Stat != nil:
 				if err := loadStat(tx, it.Stat); err != nil {
+					return err
+				}
+			case it.Key != nil:
+				if err := loadKey(tx, it.Key); err != nil {
 					return err
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/store"
@@ -48,6 +49,10 @@ func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
 				var r store.StatRow
 				err := rows.Scan(&r.Day, &r.List, &r.Shoulder, &r.Outcome, &r.ID, &r.Count)
 				return &store.Item{Stat: &r}, err
+			}},
+			{"SELECT " + pgKeyColumns + " FROM @.api_keys ORDER BY name", func(rows pgx.Rows) (*store.Item, error) {
+				k, err := scanKey(rows)
+				return &store.Item{Key: k}, err
 			}},
 		} {
 			rows, err := tx.Query(ctx, pgSQL(b.schema, part.query))
@@ -102,12 +107,12 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 	}
 	src := &loadSource{next: store.CheckOrder(next)}
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, pgSQL(b.schema, "SET LOCAL lock_timeout = 0; LOCK TABLE @.bindings, @.history, @.counters, @.stats_resolutions, @.stats_names IN SHARE ROW EXCLUSIVE MODE")); err != nil {
+		if _, err := tx.Exec(ctx, pgSQL(b.schema, "SET LOCAL lock_timeout = 0; LOCK TABLE @.bindings, @.history, @.counters, @.stats_resolutions, @.stats_names, @.api_keys IN SHARE ROW EXCLUSIVE MODE")); err != nil {
 			return err
 		}
 		var used bool
 		if err := tx.QueryRow(ctx, pgSQL(b.schema, `SELECT EXISTS (SELECT FROM @.bindings) OR EXISTS (SELECT FROM @.history) OR EXISTS (SELECT FROM @.counters)
-			OR EXISTS (SELECT FROM @.stats_resolutions) OR EXISTS (SELECT FROM @.stats_names)`)).Scan(&used); err != nil {
+			OR EXISTS (SELECT FROM @.stats_resolutions) OR EXISTS (SELECT FROM @.stats_names) OR EXISTS (SELECT FROM @.api_keys)`)).Scan(&used); err != nil {
 			return err
 		}
 		if used {
@@ -122,6 +127,7 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 			{2, "history", []string{"seq", "time", "key", "by", "old", "new", "batch"}},
 			{3, "counters", []string{"name", "value"}},
 			{4, "stats_resolutions", []string{"day", "shoulder", "outcome", "count"}},
+			{5, "api_keys", strings.Split(pgKeyColumns, ", ")},
 		} {
 			src.stage = part.stage
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{b.schema, part.table}, part.columns, src); err != nil {
@@ -156,7 +162,7 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 }
 
 // loadSource feeds the COPY of one table (stage 1 bindings, 2 history,
-// 3 counters, 4 the resolutions of the statistics) from a Load's next,
+// 3 counters, 4 the resolutions of the statistics, 5 the API keys) from a Load's next,
 // keeping the first item of the next stage for the COPY after it. In
 // stage 4 it keeps the rows of the statistics' lists of names in names.
 type loadSource struct {
@@ -239,6 +245,9 @@ func (s *loadSource) take(it *store.Item) bool {
 			return false
 		}
 		s.row = []any{day, it.Stat.Shoulder, it.Stat.Outcome, count}
+	case it.Key != nil && s.stage == 5:
+		k := it.Key
+		s.row = []any{k.Name, k.Hash, k.Scopes, k.Label, pgExpires(k), k.Created, k.CreatedBy}
 	default:
 		return false // the next stage's
 	}

@@ -151,6 +151,19 @@ BEGIN
 	END IF;
 END
 $do$;
+`,
+	// 7: API keys made at runtime (store.KeyStore), found by the hash of
+	// their secret with each request.
+	`
+CREATE TABLE @.api_keys (
+	hash text COLLATE "C" PRIMARY KEY,
+	name text COLLATE "C" NOT NULL UNIQUE,
+	scopes text[] NOT NULL,
+	label text NOT NULL DEFAULT '',
+	expires timestamptz,
+	created timestamptz NOT NULL,
+	created_by text NOT NULL
+);
 `}
 
 // pgSQL replaces "@." in query with the quoted schema name and a dot.

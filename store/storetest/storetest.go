@@ -16,8 +16,8 @@ import (
 )
 
 // Run checks that a Store backend keeps the contract of every
-// Store method, of store.Dumper, store.TargetChecks, store.Lister, store.Batcher
-// and store.Historian,
+// Store method, of store.Dumper, store.TargetChecks, store.Lister, store.Batcher,
+// store.Historian and store.KeyStore,
 // which every backend implements, and of store.StatsStore, which a backend may
 // implement. open returns a new, empty store that lives until t ends;
 // reopen releases s and returns a store over the same data, as a restarted
@@ -491,6 +491,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testi
 	runBatch(t, open, reopen)
 	runOpenBatch(t, open, reopen)
 	runChanges(t, open)
+	runKeys(t, open, reopen)
 }
 
 // MustApply applies w and returns the binding as stored.
