@@ -25,6 +25,7 @@ type machineReadable struct {
 	infoOffers  []string // ?info's media types: infoTypes, then namedTypes
 	defaults    defaultsByPrefix
 	headers     *ristretto.Cache[string, *signposted] // Link headers by identifier; nil without cache
+	bare        [2]bareHeader                         // the header without metadata: not in place, in place
 }
 
 // signposted is the Link header of an identifier, kept with what it was
@@ -62,6 +63,7 @@ func (h *Handler) provisionMachineReadable(cacheSize int) error {
 		}
 	}
 	m.infoOffers = append(slices.Clip(infoTypes), m.namedTypes...)
+	m.bare = [2]bareHeader{newBareHeader(m.described, m.advertised, false), newBareHeader(m.described, m.advertised, true)}
 	if cacheSize > 0 && m.signposting {
 		if m.headers, err = newRistretto[*signposted](cacheSize); err != nil {
 			return err
@@ -116,9 +118,13 @@ func addVary(hdr http.Header) {
 	}
 }
 
-// linkHeader returns the Link header of res's answers, from the cache
-// when it holds one built from the same base, answer and meta.
+// linkHeader returns the Link header of res's answers: the bare header
+// of an identifier without metadata, else from the cache when it holds
+// one built from the same base, answer and meta.
 func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
+	if header, ok := h.bareLinkHeader(at, res); ok {
+		return header
+	}
 	var meta map[string]string
 	if res.Entry != nil {
 		meta = res.Entry.Meta
