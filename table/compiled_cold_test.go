@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,17 +73,8 @@ func dropPages(tb testing.TB, t *Compiled) bool {
 // residentPages counts the pages of a mapping that are in the page cache.
 func residentPages(tb testing.TB, data []byte) int {
 	tb.Helper()
-	vec := make([]byte, (len(data)+os.Getpagesize()-1)/os.Getpagesize())
-	// x/sys/unix has no Mincore for Linux.
-	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)), uintptr(unsafe.Pointer(&vec[0])))
-	if errno != 0 {
-		tb.Fatal(errno)
-	}
-	n := 0
-	for _, v := range vec {
-		n += int(v & 1)
-	}
-	return n
+	v := residentVector(tb, data)
+	return v.count(pageRange{0, len(v)})
 }
 
 // From a cold page cache, a lookup reads the pages it touches (its index
