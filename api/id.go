@@ -56,14 +56,25 @@ func (cd Conditions) given() bool {
 	return len(cd.IfMatch) > 0 && cd.IfMatch[0] != "" || len(cd.IfNoneMatch) > 0 && cd.IfNoneMatch[0] != ""
 }
 
+// sessionFor returns who's session on s and the key of id, an identifier
+// as a request's path has it, checked as one this site manages (write:
+// for a change).
+func (a *API) sessionFor(s Site, who *Caller, id string, write bool) (*session, string, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return nil, "", err
+	}
+	key, err := ss.managedKey(id, write)
+	if err != nil {
+		return nil, "", err
+	}
+	return ss, key, nil
+}
+
 // Get answers GET id/<id> for who: the binding and history of id, an
 // identifier as a request's path has it (see Put).
 func (a *API) Get(ctx context.Context, s Site, who *Caller, id string) (*Record, error) {
-	ss, err := a.session(s, who)
-	if err != nil {
-		return nil, err
-	}
-	key, err := ss.managedKey(id, false)
+	ss, key, err := a.sessionFor(s, who, id, false)
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +87,7 @@ func (a *API) Get(ctx context.Context, s Site, who *Caller, id string) (*Record,
 // conditions cd. It returns the binding as stored: version 1 when new.
 // An error is a refusal: ErrorStatus gives its status.
 func (a *API) Put(ctx context.Context, s Site, who *Caller, id string, req BindRequest, cd Conditions) (*store.Binding, error) {
-	ss, err := a.session(s, who)
-	if err != nil {
-		return nil, err
-	}
-	key, err := ss.managedKey(id, true)
+	ss, key, err := a.sessionFor(s, who, id, true)
 	if err != nil {
 		return nil, err
 	}
@@ -354,11 +361,7 @@ type WithdrawRequest struct {
 // Withdraw answers POST withdraw/<id> for who: id (as Put takes it)
 // becomes a 410 tombstone with reason, for good, on the conditions cd.
 func (a *API) Withdraw(ctx context.Context, s Site, who *Caller, id, reason string, cd Conditions) (*store.Binding, error) {
-	ss, err := a.session(s, who)
-	if err != nil {
-		return nil, err
-	}
-	key, err := ss.managedKey(id, true)
+	ss, key, err := a.sessionFor(s, who, id, true)
 	if err != nil {
 		return nil, err
 	}

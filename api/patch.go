@@ -25,11 +25,7 @@ const patchAttempts = 3
 // Patch answers PATCH id/<id> for who: the binding of id (as Put takes
 // it) merged with p, on the conditions cd (see servePatch).
 func (a *API) Patch(ctx context.Context, s Site, who *Caller, id string, p *BindPatch, cd Conditions) (*store.Binding, error) {
-	ss, err := a.session(s, who)
-	if err != nil {
-		return nil, err
-	}
-	key, err := ss.managedKey(id, true)
+	ss, key, err := a.sessionFor(s, who, id, true)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
-package ark
+package e2e
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,17 +32,6 @@ func TestUnknownSubdirectivesSayWhatTheyMayHaveMeant(t *testing.T) {
 		}
 		if strings.HasPrefix(block, "frobnicate") && err != nil && strings.Contains(err.Error(), "did you mean") {
 			t.Errorf("%q: %v: nothing is near it", block, err)
-		}
-	}
-}
-
-// The names the ark block offers are those it takes: each is known (the
-// blocks inside it test their own lists).
-func TestSubdirectiveSuggestionsAreKnown(t *testing.T) {
-	for _, name := range subdirectiveNames() {
-		_, err := caddytest.AdaptCaddyfile(fmt.Sprintf(":8080 {\n\tark {\n\t%s\n\t}\n}\n", name), filepath.Join(t.TempDir(), "Caddyfile"))
-		if err != nil && strings.Contains(err.Error(), "unknown") {
-			t.Errorf("%q: %v", name, err)
 		}
 	}
 }
