@@ -15,6 +15,7 @@
 #   flock /tmp/ark-bench.lock bench/oai.sh               # N=1000000, both stores
 #   N=100000 STORES=bolt bench/oai.sh
 #   PAGE=500 bench/oai.sh                                # page_size
+#   PAGES=3 bench/oai.sh                                 # the first pages only
 # Every process is started here, bounded by timeout, and stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ cd "$(dirname "$0")/.."
 N=${N:-1000000}
 STORES=${STORES:-bolt postgres}
 PAGE=${PAGE:-100}
+PAGES=${PAGES:-0} # stop after this many pages; 0: the whole list
 DATA=${DATA:-/work/bench-data/oai}
 CADDY=${CADDY:-}
 mkdir -p "$DATA"
@@ -64,6 +66,7 @@ rss() { mib "$(awk '/^VmRSS:/ {print $2}' "/proc/$caddy_pid/status")"; }
 cat >"$DATA/harvest.py" <<'PY'
 import re, sys, time, urllib.parse, urllib.request
 base = sys.argv[1]
+limit = int(sys.argv[2])
 token = re.compile(rb'<resumptionToken[^>]*>([^<]+)</resumptionToken>')
 query = "verb=ListRecords&metadataPrefix=oai_dc"
 records = pages = 0
@@ -81,7 +84,7 @@ while True:
     pages += 1
     records += body.count(b"<record>")
     m = token.search(body)
-    if not m:
+    if not m or pages == limit:
         break
     query = "verb=ListRecords&resumptionToken=" + urllib.parse.quote(m.group(1).decode())
 secs = time.monotonic() - start
@@ -89,7 +92,7 @@ print("records=%d pages=%d seconds=%.1f pages_per_s=%.1f records_per_s=%.0f firs
       % (records, pages, secs, pages / secs, records / secs, first, slowest))
 PY
 
-echo "bench/oai.sh N=$N PAGE=$PAGE, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), caddy $CADDY; uptime before: $(uptime | sed 's/.*load average/load average/')"
+echo "bench/oai.sh N=$N PAGE=$PAGE PAGES=$PAGES, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD), caddy $CADDY; uptime before: $(uptime | sed 's/.*load average/load average/')"
 for store in $STORES; do
 	case $store in
 	bolt)
@@ -143,7 +146,7 @@ CADDYFILE
 	echo "$store before the harvest: vmrss_mib=$(rss)"
 	(while sleep 0.5; do awk '/^VmRSS:/ {print $2}' "/proc/$caddy_pid/status" 2>/dev/null || exit 0; done) >"$DATA/$store-rss.txt" &
 	sampler_pid=$!
-	timeout 7200 "${pin_client[@]}" python3 "$DATA/harvest.py" "http://127.0.0.1:$port/oai" | sed "s/^/$store harvest: /"
+	timeout 7200 "${pin_client[@]}" python3 "$DATA/harvest.py" "http://127.0.0.1:$port/oai" "$PAGES" | sed "s/^/$store harvest: /"
 	kill "$sampler_pid"
 	wait "$sampler_pid" 2>/dev/null || true
 	sampler_pid=""

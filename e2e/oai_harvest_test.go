@@ -99,8 +99,8 @@ func testOAIHarvest(t *testing.T, s *caddytest.APISite, body string) {
 	// is, once.
 	page := oaiGet(s.Site, "verb=ListIdentifiers&metadataPrefix=oai_dc")
 	d := decodeOAI(t, page)
-	if d.Token == nil || d.Token.Cursor != "0" || d.Token.CompleteListSize != "9" || d.Token.ExpirationDate == "" || len(d.Headers) != 3 {
-		t.Fatalf("first page: %d headers, token %+v; want 3 and a token with cursor 0, completeListSize 9, an expirationDate", len(d.Headers), d.Token)
+	if d.Token == nil || d.Token.Cursor != "0" || d.Token.CompleteListSize != "" || d.Token.ExpirationDate == "" || len(d.Headers) != 3 {
+		t.Fatalf("first page: %d headers, token %+v; want 3 and a token with cursor 0, an expirationDate and no completeListSize (not counted)", len(d.Headers), d.Token)
 	}
 	listed := map[string]bool{}
 	for _, h := range d.Headers {
@@ -120,7 +120,7 @@ func testOAIHarvest(t *testing.T, s *caddytest.APISite, body string) {
 	}
 	for token, n := d.Token.Value, 3; token != ""; {
 		d = decodeOAI(t, oaiGet(s.Site, "verb=ListIdentifiers&resumptionToken="+url.QueryEscape(token)))
-		if d.Token == nil || d.Token.Cursor != strconv.Itoa(n) || d.Token.CompleteListSize != "9" {
+		if d.Token == nil || d.Token.Cursor != strconv.Itoa(n) || d.Token.CompleteListSize != "" {
 			t.Fatalf("page at %d: token %+v", n, d.Token)
 		}
 		for _, h := range d.Headers {

@@ -158,41 +158,20 @@ func (src *sources) tableItems(start int, w window, prefix string, n int) []item
 	return items
 }
 
-// count returns the size of the list c describes, or -1 when the store
-// cannot say: the bindings whose latest change lies in the window, and
-// the table's entries when its datestamp does, in the set.
-func (src *sources) count(ctx context.Context, c *cursor) (int, error) {
-	w := c.window()
-	prefix, _ := parseSet(c.Set)
-	n := 0
-	if src.store != nil {
-		l, ok := src.store.(store.Lister)
-		if !ok {
-			return -1, nil
-		}
-		err := l.List(ctx, store.ListQuery{Prefix: prefix}, func(b *store.Binding) error {
-			if b.Status != 0 && w.in(b.Updated.UTC().Truncate(time.Second)) {
-				if !src.inTable(b.Key) {
-					n++
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return 0, err
-		}
+// size returns the size of the list c describes when it costs nothing
+// to know, -1 otherwise: only a list of the whole table, on a site with
+// no store, has a size the table keeps (its length). Counting a list of
+// the store, or of a set, reads every binding or entry it could hold:
+// seconds at 10^6, too long for a first page (harvesters time out), and
+// completeListSize is optional.
+func (src *sources) size(c *cursor) int {
+	if src.store != nil || src.table == nil || c.Set != "" {
+		return -1
 	}
-	if src.table != nil && w.in(src.tableTime.UTC().Truncate(time.Second)) {
-		if prefix == "" {
-			return n + src.table.Len(), nil
-		}
-		for key := range src.table.All() {
-			if strings.HasPrefix(key, prefix) {
-				n++
-			}
-		}
+	if !c.window().in(src.tableTime.UTC().Truncate(time.Second)) {
+		return 0
 	}
-	return n, nil
+	return src.table.Len()
 }
 
 // find returns the record of key, false when there is none (a minted

@@ -180,9 +180,7 @@ func (p *provider) list(ctx context.Context, req *request, resp *response) *prot
 		return &protocolError{codeNoRecordsMatch, "no record matches the arguments"}
 	}
 	if next != nil && c.Done == 0 && c.Size == 0 {
-		if c.Size, err = p.src.count(ctx, c); err != nil {
-			return unavailable(err)
-		}
+		c.Size = p.src.size(c)
 		next.Size = c.Size
 	}
 	resp.open(req.verb)
