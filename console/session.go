@@ -20,10 +20,12 @@ const sessionCookie = "ark_console"
 // session is a sign-in, as its cookie holds it: the key's name, when it
 // ends, when it began, and a random nonce that names the session (for its
 // form tokens and for signing out). The cookie is signed with the
-// console's secret over these and the key's hash, so that it says nothing
-// of the key, and a key removed or given a new secret ends its sessions;
-// one that began before the console last got its key back is refused
-// (keylife.go).
+// console's secret over these, the key's hash and the console's name, so
+// that it says nothing of the key, a key removed or given a new secret
+// ends its sessions, and another console with the same key and the same
+// secret (another site's, in this process or with the same secret_file)
+// refuses it; one that began before the console last got its key back is
+// refused (keylife.go).
 type session struct {
 	name    string
 	expires time.Time
@@ -64,14 +66,15 @@ func newNonce() string {
 func (c *Console) cookieValue(s *session) string {
 	exp := strconv.FormatInt(s.expires.Unix(), 10)
 	issued := strconv.FormatInt(s.issued.UnixNano(), 10)
-	sig := mac(c.secret, "session", s.name, exp, issued, s.nonce, string(s.key.Hash()))
+	sig := mac(c.secret, "session", c.name, s.name, exp, issued, s.nonce, string(s.key.Hash()))
 	return b64.EncodeToString([]byte(s.name)) + "." + exp + "." + issued + "." + s.nonce + "." + b64.EncodeToString(sig)
 }
 
 // session returns the sign-in that r's cookie holds, nil when it holds
 // none that is valid now: unsigned or signed by another secret, expired,
-// signed out, of a key that the API no longer has with that secret, or
-// begun before the console got the key back after it was removed.
+// signed out, signed by another console, of a key that the API no
+// longer has with that secret, or begun before the console got the key
+// back after it was removed.
 func (c *Console) session(r *http.Request, s api.Site) *session {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
@@ -101,7 +104,7 @@ func (c *Console) session(r *http.Request, s api.Site) *session {
 	if !ok {
 		return nil
 	}
-	if !hmac.Equal(sig, mac(c.secret, "session", string(name), parts[1], parts[2], parts[3], string(key.Hash()))) {
+	if !hmac.Equal(sig, mac(c.secret, "session", c.name, string(name), parts[1], parts[2], parts[3], string(key.Hash()))) {
 		return nil
 	}
 	if signedOut.has(parts[3]) || time.Unix(0, issued).Before(c.keySince[key.Name()]) {
