@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +26,16 @@ const (
 	// against the API site whose Caddyfile the same page gives
 	// (TestDocsAPITranscriptsAreRealRuns).
 	apiTranscriptMark = "<!-- replayed against the API site above -->"
+	// checkedTranscriptMark: the same, each command run again until it
+	// prints what the sample shows (at most a minute), since it shows what
+	// the target checker finds in the background
+	// (TestDocsCheckedTargetsTranscriptsAreRealRuns). Such a block's
+	// commands must be safe to repeat.
+	checkedTranscriptMark = "<!-- replayed against the API site above, once its targets are checked -->"
 )
+
+// transcriptMarks are the marks of the blocks replayed in a shell.
+var transcriptMarks = []string{apiTranscriptMark, checkedTranscriptMark}
 
 // notReplayedMark: the block is not replayed, for the reason given.
 var notReplayedMark = regexp.MustCompile(`^<!-- not replayed: (\S.*) -->$`)
@@ -40,13 +50,14 @@ func TestDocsConsoleBlocksAreReplayedOrMarked(t *testing.T) {
 	t.Chdir(caddytest.ModuleRoot(t))
 	for _, file := range docFiles(t) {
 		for _, f := range fileFences(t, file) {
+			marked := slices.Contains(transcriptMarks, f.before) || notReplayedMark.MatchString(f.before)
 			if f.lang != "console" {
-				if f.before == apiTranscriptMark || notReplayedMark.MatchString(f.before) {
+				if marked {
 					t.Errorf("%s: a transcript mark above a %q block", f.where(), f.lang)
 				}
 				continue
 			}
-			if f.before == apiTranscriptMark || notReplayedMark.MatchString(f.before) {
+			if marked {
 				continue
 			}
 			cmds := transcript(f)
@@ -253,12 +264,20 @@ func startDocsAPISite(t *testing.T, file, dir string) string {
 // `cat` of a file the directory does not have shows a file the reader
 // wrote, so the check writes it; trailing blank lines are not compared.
 func TestDocsAPITranscriptsAreRealRuns(t *testing.T) {
+	replayTranscripts(t, apiTranscriptMark, 0)
+}
+
+// replayTranscripts replays the console blocks marked mark, as
+// TestDocsAPITranscriptsAreRealRuns says; with patience > 0, a command
+// whose output differs is run again every half second until it matches
+// or patience has passed.
+func replayTranscripts(t *testing.T, mark string, patience time.Duration) {
 	t.Chdir(caddytest.ModuleRoot(t))
 	byFile := map[string][]fence{}
 	var files []string
 	for _, file := range docFiles(t) {
 		for _, f := range fileFences(t, file) {
-			if f.lang == "console" && f.before == apiTranscriptMark {
+			if f.lang == "console" && f.before == mark {
 				if byFile[file] == nil {
 					files = append(files, file)
 				}
@@ -267,7 +286,7 @@ func TestDocsAPITranscriptsAreRealRuns(t *testing.T) {
 		}
 	}
 	if len(files) == 0 {
-		t.Fatal("no API transcript found in README.md or docs/")
+		t.Fatalf("no transcript marked %q found in README.md or docs/", mark)
 	}
 	bin := caddyBinary(t)
 	for _, file := range files {
@@ -291,9 +310,16 @@ func TestDocsAPITranscriptsAreRealRuns(t *testing.T) {
 							}
 						}
 					}
-					got := strings.ReplaceAll(sh.run(strings.ReplaceAll(c.cmd, apiSampleSite, real)), "\r\n", "\n")
-					got = strings.ReplaceAll(strings.ReplaceAll(got, real, apiSampleSite), dir+string(filepath.Separator), "/srv/ark/")
-					got = strings.TrimRight(got, "\n")
+					run := func() string {
+						got := strings.ReplaceAll(sh.run(strings.ReplaceAll(c.cmd, apiSampleSite, real)), "\r\n", "\n")
+						got = strings.ReplaceAll(strings.ReplaceAll(got, real, apiSampleSite), dir+string(filepath.Separator), "/srv/ark/")
+						return strings.TrimRight(got, "\n")
+					}
+					got := run()
+					for end := time.Now().Add(patience); maskTranscript(got) != maskTranscript(want) && time.Now().Before(end); {
+						time.Sleep(500 * time.Millisecond)
+						got = run()
+					}
 					if maskTranscript(got) != maskTranscript(want) {
 						t.Errorf("%s: $ %s\nthe sample shows:\n%s\nthe run prints:\n%s", where, c.cmd, want, got)
 					}
