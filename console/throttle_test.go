@@ -120,3 +120,39 @@ func TestClientOfGroupsIPv6By64(t *testing.T) {
 		}
 	}
 }
+
+// One who holds a whole /48 (or /24), failing from a new address each
+// time as fast as the throttle lets it, keeps about a hundred counts
+// alive, its block's count holding it to one failure a minute and each
+// count forgotten an hour after its last failure: it cannot fill the
+// table, so it never makes the clients of other blocks share the
+// overflow.
+func TestThrottleOneBlockCannotFillTheTable(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := newThrottle()
+	th.now = func() time.Time { return now }
+	most := 0
+	for i := range 4 * 3600 { // a try a second for four hours
+		c := client{addr: fmt.Sprintf("2001:db8:7:%x::/64", i), block: "2001:db8:7::/48"}
+		if th.wait(c) == 0 {
+			th.failed(c)
+		}
+		alive := 0 // the counts a full table could not forget
+		for _, f := range th.by {
+			if now.Sub(f.last) <= forgetAfter {
+				alive++
+			}
+		}
+		most = max(most, alive)
+		now = now.Add(time.Second)
+	}
+	if about := freeBlockFailures + int(forgetAfter/longestWait); most > 2*about {
+		t.Errorf("one block kept %d counts alive at once, want about %d", most, about)
+	}
+	if th.overflow.n != 0 {
+		t.Errorf("one block's failures reached the overflow: %d", th.overflow.n)
+	}
+	if w := th.wait(client{addr: "2001:db8:8::/64", block: "2001:db8:8::/48"}); w != 0 {
+		t.Errorf("a client of another block waits %s", w)
+	}
+}
