@@ -9,8 +9,8 @@
 # harvester follows ListRecords (oai_dc) from the first page to the last,
 # one page at a time as harvesters do, while Caddy's VmRSS is sampled
 # every 0.5 s. Printed: records, pages, seconds, pages and records per
-# second, the first page's time and the slowest
-# other page's, and RSS before, at its peak during, and after.
+# second, the first page's time and the slowest other page's, and RSS
+# before, at its peak during, and after.
 #
 #   flock /tmp/ark-bench.lock bench/oai.sh               # N=1000000, both stores
 #   N=100000 STORES=bolt bench/oai.sh
