@@ -133,6 +133,7 @@ serve() {
 	"$CHECK" replay -addr "127.0.0.1:$port" -corpus "$corpus" -out "$TMP/answers-$name.jsonl" "$@"
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
+	PIDS=() # stopped: a later kill could hit another process given its PID
 	rm -f "$TMP/old/examples/surface.db" "$conf"
 }
 
