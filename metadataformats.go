@@ -55,8 +55,9 @@ var metadataFormats = []metadataFormat{
 }
 
 // defaultAdvertised are the formats whose describedby links the Link
-// header carries when the configuration names none: with cite-as, the
-// linksets, types, licence, an item and a few authors, they stay under
+// header of an identifier with metadata carries when the configuration
+// names none (one without metadata advertises only ?info): with cite-as,
+// the linksets, types, licence, an item and a few authors, they stay under
 // signpost.MaxHeaderBytes for identifiers of usual length.
 var defaultAdvertised = []string{"datacite", "schemaorg", "bibtex"}
 

@@ -206,8 +206,12 @@ type Handler struct {
 
 	// The metadata formats, by name, whose describedby links the Link
 	// headers of resolved ARKs carry (every format is in the linkset).
-	// Default: datacite, schemaorg and bibtex, which keep the header under
-	// 1 KiB; an empty list advertises none but ?info.
+	// Default: datacite, schemaorg and bibtex for an ARK with metadata
+	// (its own or from metadata_defaults), which keep the header under
+	// 1 KiB, and none but ?info for an ARK with no metadata at all, whose
+	// record in the other formats would hold only unknown values. Formats
+	// named here are advertised for every ARK; an empty list advertises
+	// none but ?info.
 	SignpostFormats []string `json:"signpost_formats,omitempty"`
 
 	// Metadata values for every ARK under a NAAN or shoulder that its own

@@ -27,7 +27,7 @@ func (h *Handler) metadataAsked(r *http.Request, res *resolve.Resolution) (*meta
 	default:
 		return nil, ""
 	}
-	accept := r.Header.Values("Accept")
+	accept := r.Header["Accept"]
 	i := negotiate.Named(accept, h.machine.namedTypes)
 	if i < 0 {
 		return nil, ""

@@ -63,7 +63,10 @@ func (h *Handler) provisionMachineReadable(cacheSize int) error {
 		}
 	}
 	m.infoOffers = append(slices.Clip(infoTypes), m.namedTypes...)
-	m.bare = [2]bareHeader{newBareHeader(m.described, m.advertised, false), newBareHeader(m.described, m.advertised, true)}
+	// By default an identifier without metadata advertises only ?info:
+	// its record in any other format would hold only unknown values.
+	bareAdvertised := h.SignpostFormats
+	m.bare = [2]bareHeader{newBareHeader(m.described, bareAdvertised, false), newBareHeader(m.described, bareAdvertised, true)}
 	if cacheSize > 0 && m.signposting {
 		if m.headers, err = newRistretto[*signposted](cacheSize); err != nil {
 			return err

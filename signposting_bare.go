@@ -11,73 +11,45 @@ import (
 // bareHeader is the Link header of an identifier that has no metadata of
 // its own nor by default, the most common kind in a large table: the same
 // links for every such identifier but for its URL. It is worked out once
-// per config, as each line's text before and after the URL, so that an
-// answer builds its header in one string without building a record.
+// per config, as the text between the places of the URL, so that an
+// answer builds its header in one allocation without building a record.
 type bareHeader struct {
-	lines []bareLine
-	fixed int // the lines' length without their URLs
-	urls  int // how many lines hold the URL
+	pieces []string // the field value split where the URL goes
+	fixed  int      // the length of the pieces
 }
 
-// bareLine is one line of a bare header: its text before the URL and
-// after it, or all of it when it holds no URL (the landing page's type).
-type bareLine struct {
-	before, after string
-	hasURL        bool
-}
-
-// bareURLMark stands for the identifier's URL while the lines are made.
+// bareURLMark stands for the identifier's URL while the header is made.
 const bareURLMark = "\x00"
 
 // newBareHeader works out the bare header of an answer served in place
 // (inPlace) or not, advertising advertised.
 func newBareHeader(described []signpost.Format, advertised []string, inPlace bool) bareHeader {
 	subject := signpost.NewSubject(bareURLMark, inPlace, described, nil, "", nil, nil, "")
-	var b bareHeader
-	for _, v := range subject.Header(advertised, signpost.MaxHeaderBytes) {
-		before, after, hasURL := strings.Cut(v, bareURLMark)
-		b.lines = append(b.lines, bareLine{before, after, hasURL})
-		b.fixed += len(before) + len(after)
-		if hasURL {
-			b.urls++
-		}
+	b := bareHeader{pieces: strings.Split(subject.Header(advertised, signpost.MaxHeaderBytes)[0], bareURLMark)}
+	for _, p := range b.pieces {
+		b.fixed += len(p)
 	}
 	return b
 }
 
 // header returns the bare header of the identifier at the URL base + "/"
-// + key, in one allocation for its text; false when its lines with that
-// URL would not all fit the header's budget, which the full build then
-// trims.
+// + key, in one allocation for its text; false when it would not fit the
+// header's budget with that URL, which the full build then trims.
 func (b *bareHeader) header(base, key string) ([]string, bool) {
-	urlLen := len(base) + 1 + len(key)
-	n := b.fixed + b.urls*urlLen
-	if n+len(b.lines)*len("Link: \r\n") > signpost.MaxHeaderBytes {
+	n := b.fixed + (len(b.pieces)-1)*(len(base)+1+len(key))
+	if n+len("Link: \r\n") > signpost.MaxHeaderBytes {
 		return nil, false
 	}
 	var text strings.Builder
 	text.Grow(n)
-	for _, l := range b.lines {
-		text.WriteString(l.before)
-		if l.hasURL {
-			text.WriteString(base)
-			text.WriteByte('/')
-			text.WriteString(key)
-		}
-		text.WriteString(l.after)
+	text.WriteString(b.pieces[0])
+	for _, p := range b.pieces[1:] {
+		text.WriteString(base)
+		text.WriteByte('/')
+		text.WriteString(key)
+		text.WriteString(p)
 	}
-	all := text.String()
-	values := make([]string, len(b.lines))
-	off := 0
-	for i, l := range b.lines {
-		end := off + len(l.before) + len(l.after)
-		if l.hasURL {
-			end += urlLen
-		}
-		values[i] = all[off:end]
-		off = end
-	}
-	return values, true
+	return []string{text.String()}, true
 }
 
 // bareLinkHeader returns the Link header of res's answers when res has no

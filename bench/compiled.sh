@@ -33,7 +33,9 @@
 #       that server serves FILE instead, e.g. the JSON the table was
 #       compiled from). PREGEN=N spells N
 #       requests ahead (arks.lua pregen=N), so that wrk's core is not the
-#       limit. Each round also gives the server's CPU time per request.
+#       limit. WARMUP=DURATION (default 5s) sets the warm-up of each server,
+#       e.g. 120s for a table too large for 5 s to bring its pages in.
+#       Each round also gives the server's CPU time per request.
 set -euo pipefail
 cmd=$1 caddy=$(realpath "$2")
 shift 2
@@ -173,7 +175,8 @@ pss)
 	;;
 ratio)
 	table=$1 keys=$2 rounds=${3:-5} dur=${4:-10s}
-	LIFETIME=$((rounds * 3 * (${dur%s} + 10) + 120))
+	warm_s=${WARMUP:-5s}
+	LIFETIME=$((rounds * 3 * (${dur%s} + 10) + 3 * ${warm_s%s} + 120))
 	PIN="taskset -c 0"
 	names=(respond compiled) ports=(23190 23191) spids=()
 	start 23190 respond
@@ -186,9 +189,10 @@ ratio)
 		names+=(before) ports+=(23192)
 	fi
 	echo "uptime at start: $(uptime)"
-	echo "warm-up (5 s each, every status counted):"
+	warmup=${WARMUP:-5s}
+	echo "warm-up ($warmup each, every status counted):"
 	for i in "${!names[@]}"; do
-		echo "  ${names[$i]}: $(taskset -c 1 wrk -t1 -c50 -d5s --timeout 10s -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary check=1 ${PREGEN:+pregen=$PREGEN} |
+		echo "  ${names[$i]}: $(taskset -c 1 wrk -t1 -c50 -d"$warmup" --timeout 10s -s "$lua" "http://127.0.0.1:${ports[$i]}" -- keys="$keys" mode=vary check=1 ${PREGEN:+pregen=$PREGEN} |
 			sed -n 's/.*rps=\([^ ]*\).* statuses=\(.*\)/\1 req\/s, statuses \2/p')"
 	done
 	# busy: the busy ticks of cores 0 and 1 (user, nice, system, irq, softirq, steal)

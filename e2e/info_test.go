@@ -345,9 +345,13 @@ func TestHostileTextIsEscapedEverywhere(t *testing.T) {
 		containsAll(t, p+" ANVL", plain.Body, "\nnote: line one\n who: injected\n what: too\n", "\nnormalized: "+key+"\n")
 
 		for _, a := range []caddytest.Answer{page, plain, s.Get(p)} {
-			for _, v := range a.Header.Values("Link") {
-				if !strings.Contains(v, key) || strings.ContainsAny(strings.Trim(strings.Split(v, ";")[0], "<>"), `<>" `) {
-					t.Errorf("%s: Link %q", p, v)
+			parsed, err := testkit.ParseLinkHeader(a.Header.Values("Link"), false)
+			if err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+			for _, l := range parsed {
+				if !strings.Contains(l.Target, key) || strings.ContainsAny(l.Target, `<>" `) {
+					t.Errorf("%s: Link to %q", p, l.Target)
 				}
 			}
 		}

@@ -7,28 +7,33 @@ import "slices"
 // answer and fit the header limits of proxies; the linkset has them all.
 const MaxHeaderBytes = 1024
 
-// Header returns the Link header of the identifier's answers (Level 1),
-// one link a field line: its links, less the describedby links of
-// formats not named in advertised, in Links' order for as long as their
-// field lines ("Link: " and CRLF included) fit in budget bytes. cite-as
+// Header returns the Link header of the identifier's answers (Level 1)
+// as one field line, its link-values separated by ", " (RFC 8288's list,
+// as signposting.org writes it): its links, less the describedby links of
+// formats not named in advertised, in Links' order for as long as the
+// field line ("Link: " and CRLF included) fits in budget bytes. cite-as
 // and the linksets are always there: the linkset holds every link that
 // did not fit. Its capacity is its length, so that appending to it
 // copies it.
 func (s *Subject) Header(advertised []string, budget int) []string {
-	var values []string
-	size := 0
+	var value []byte
+	size := len("Link: \r\n")
 	for i, l := range s.Links() {
 		if l.Rel == "describedby" && l.Type != "text/plain" && !s.advertises(advertised, l.Href) {
 			continue
 		}
-		v := string(l.appendValue(nil, ""))
-		if size+len("Link: \r\n")+len(v) > budget && i >= 3 {
+		start := len(value)
+		if start > 0 {
+			value = append(value, ", "...)
+		}
+		value = l.appendValue(value, "")
+		if size+len(value)-start > budget && i >= 3 {
+			value = value[:start]
 			continue
 		}
-		size += len("Link: \r\n") + len(v)
-		values = append(values, v)
+		size += len(value) - start
 	}
-	return slices.Clip(values)
+	return slices.Clip([]string{string(value)})
 }
 
 // advertises reports whether the metadata URL href is that of a format
