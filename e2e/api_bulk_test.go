@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
@@ -13,24 +12,6 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
 )
-
-// bulkResults decodes the result lines of a bulk answer.
-func bulkResults(t *testing.T, got caddytest.Answer) []api.BulkResult {
-	t.Helper()
-	if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "application/x-ndjson" {
-		t.Fatalf("bulk: %d %s %s", got.Status, got.Header.Get("Content-Type"), got.Body)
-	}
-	var results []api.BulkResult
-	sc := bufio.NewScanner(strings.NewReader(got.Body))
-	for sc.Scan() {
-		var r api.BulkResult
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("result line %q: %v", sc.Text(), err)
-		}
-		results = append(results, r)
-	}
-	return results
-}
 
 func TestAPIBulkPartialFailure(t *testing.T) {
 	s := caddytest.StartAPISite(t, "")
@@ -51,7 +32,7 @@ func TestAPIBulkPartialFailure(t *testing.T) {
 		`{"op": "bind", "id": "ark:12345/x5b7", "target": "/` + strings.Repeat("x", api.MaxBulkLine) + `"}`,
 		`{"op": "bind", "id": "ark:12345/x5b8", "target": "https://repo.example.org/b8"}`,
 	}, "\n")
-	results := bulkResults(t, s.Call("POST", "/bulk", "editor", in))
+	results := caddytest.BulkResults(t, s.Call("POST", "/bulk", "editor", in))
 	want := []struct {
 		line, status int
 		reason       string

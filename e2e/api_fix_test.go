@@ -98,7 +98,7 @@ func TestAPIMintBindTooLongTarget(t *testing.T) {
 	// for three-character names, x610 does not.
 	target = "/" + strings.Repeat("{id}", (table.MaxTargetBytes-1)/len("ark:12345/x60"))
 	got = s.Call("POST", "/mint/ark:12345/x6?n=10", "editor", `{"target": "`+target+`"}`)
-	ids := minted(t, got)
+	ids := caddytest.Minted(t, got)
 	if got.Status != http.StatusCreated || len(ids) != 10 {
 		t.Fatalf("mint-and-bind of x60 to x69: %d %.300s", got.Status, got.Body)
 	}
@@ -189,7 +189,7 @@ func TestAPIExportStoreFailure(t *testing.T) {
 
 	// The command says so, and fails.
 	t.Setenv("ARK_API_KEY", "editor-secret")
-	out, errOut, status := runCaddy(t, "", "ark", "export", "--api", s.Base+"/api/ark")
+	out, errOut, status := caddytest.RunCaddy(t, "", "ark", "export", "--api", s.Base+"/api/ark")
 	t.Logf("caddy ark export --api, cut short: %d %q", status, errOut)
 	if status != 1 || !strings.Contains(errOut, "export") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("caddy ark export --api, cut short: %d, stderr %q, %d bytes out", status, errOut, len(out))
@@ -205,11 +205,11 @@ func TestAPIMintBareNAAN(t *testing.T) {
 	if got.Status != http.StatusCreated {
 		t.Fatalf("write:ark:12345 minting from the NAAN's minter: %d %s", got.Status, got.Body)
 	}
-	if ids := minted(t, got); len(ids) != 1 || ids[0] != "ark:12345/000" {
+	if ids := caddytest.Minted(t, got); len(ids) != 1 || ids[0] != "ark:12345/000" {
 		t.Errorf("minted %v, want ark:12345/000", ids)
 	}
 	got = s.Call("POST", "/mint/ark:/12345", "editor", `{"target": "https://repo.example.org/{id}"}`)
-	if ids := minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 || s.Lookup(ids[0]).Binding.Target != "https://repo.example.org/"+ids[0] {
+	if ids := caddytest.Minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 || s.Lookup(ids[0]).Binding.Target != "https://repo.example.org/"+ids[0] {
 		t.Errorf("mint-and-bind from the NAAN's minter: %d %s", got.Status, got.Body)
 	}
 	for _, key := range []string{"x5", "reader"} {

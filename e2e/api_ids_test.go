@@ -52,7 +52,7 @@ func idsFixture(t *testing.T, s *caddytest.APISite) []string {
 		add(fmt.Sprintf("urn:isbn:978000000000%d", i), "https://books.example.org/"+fmt.Sprint(i), nil)
 	}
 	lines = append(lines, `{"op": "withdraw", "id": "ark:12345/x5k05", "reason": "duplicate"}`, `{"op": "withdraw", "id": "ark:12345/x5k06", "reason": "duplicate"}`)
-	for _, r := range bulkResults(t, s.Call("POST", "/bulk", "editor", strings.Join(lines, "\n"))) {
+	for _, r := range caddytest.BulkResults(t, s.Call("POST", "/bulk", "editor", strings.Join(lines, "\n"))) {
 		if r.Status >= 300 {
 			t.Fatalf("bulk line %d: %d %s", r.Line, r.Status, r.Error)
 		}

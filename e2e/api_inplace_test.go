@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,29 +10,6 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
 )
-
-// hiddenRoot is a site root holding hidden files beside public ones: a
-// ".env", a ".git/config", "secret.txt", "objects/a.txt" and "media/m.txt".
-func hiddenRoot(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, content := range map[string]string{
-		".env":          "DB_PASSWORD=hunter2\n",
-		".git/config":   "[remote \"origin\"]\n\turl = https://token@example.org/x.git\n",
-		"secret.txt":    "not for identifiers\n",
-		"objects/a.txt": "object a\n",
-		"media/m.txt":   "media m\n",
-	} {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 // startServingAPISite starts an APISite whose in-place targets file_server
 // serves from root; apiMore goes inside the api block, more inside the ark
@@ -62,7 +38,7 @@ func servingAPISiteBody(s *caddytest.APISite, root, apiMore, more string) string
 // targets with dots inside their segments are still bound (issue 20,
 // item 2).
 func TestAPIKeyCannotPublishHiddenFiles(t *testing.T) {
-	s := startServingAPISite(t, hiddenRoot(t), "", "minter ark:12345/x5 .reeddeedk")
+	s := startServingAPISite(t, testkit.HiddenRoot(t), "", "minter ark:12345/x5 .reeddeedk")
 	const reason = "served in place may not have a path segment starting with"
 	for id, target := range map[string]string{
 		"ark:12345/x5a1": "/.env",
@@ -141,7 +117,7 @@ func TestAPIKeyCannotPublishHiddenFiles(t *testing.T) {
 // The operator limits the API's in-place targets to path prefixes:
 // in_place in the api block. Redirects are not limited (issue 20, item 2).
 func TestAPIInPlacePrefixes(t *testing.T) {
-	s := startServingAPISite(t, hiddenRoot(t), "in_place /objects/ /media/", "")
+	s := startServingAPISite(t, testkit.HiddenRoot(t), "in_place /objects/ /media/", "")
 	for target, want := range map[string]int{
 		"/objects/a.txt":                 http.StatusCreated,
 		"/media/m.txt":                   http.StatusCreated,
@@ -196,7 +172,7 @@ func TestAPIInPlaceConfigRefused(t *testing.T) {
 // each of its lines (issue 20, item 2).
 func TestImportRefusesHiddenInPlaceTargets(t *testing.T) {
 	in := testkit.WriteFile(t, "list.csv", "ark:12345/h1,/objects/h1.html\nark:12345/h2,/.env\nark:12345/h3,/objects/%2e%2e/.git/config,200\nark:12345/h4,https://10.0.0.1/.env\nark:12345/h5,/.well-known/h5,302\n")
-	_, stderr, err := runArkCommand(t, "", "import", in)
+	_, stderr, err := caddytest.RunArkCommand(t, "", "import", in)
 	want := in + `:2: target "/.env": a target served in place may not have a path segment starting with "."`
 	if err == nil || !strings.Contains(stderr, want) || !strings.Contains(stderr, in+":3: target \"/objects/%2e%2e/.git/config\"") || strings.Count(stderr, "\n") != 3 {
 		t.Errorf("err %v, stderr:\n%s\nwant lines 2 and 3 refused: %s", err, stderr, want)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,14 +12,8 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
-	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/table"
-	"github.com/caddyserver/caddy/v2"
 )
-
-// rawBidiTarget holds a raw right-to-left override: it shows as
-// "https://repo.example.org/exe.jpg".
-const rawBidiTarget = "https://repo.example.org/\u202Egpj.exe"
 
 // The API binds no target that holds a raw bidi or invisible character,
 // by any of its ways of writing one: 400 with a one-line reason that
@@ -42,7 +35,7 @@ func TestAPIRefusesInvisibleCharactersInTargets(t *testing.T) {
 			t.Errorf("PUT with U+%04X in the target: %d %s", c, got.Status, got.Body)
 		}
 	}
-	raw, _ := json.Marshal(api.BindRequest{Target: rawBidiTarget})
+	raw, _ := json.Marshal(api.BindRequest{Target: testkit.RawBidiTarget})
 	refused("PUT", s.Call("PUT", "/id/ark:12345/x5raw", "editor", string(raw)))
 	s.ExpectUnbound("ark:12345/x5raw")
 
@@ -55,7 +48,7 @@ func TestAPIRefusesInvisibleCharactersInTargets(t *testing.T) {
 		t.Errorf("after the refused PATCH: %+v", b)
 	}
 
-	bulk := bulkResults(t, s.Call("POST", "/bulk", "editor", `{"op": "bind", "id": "ark:12345/x5bulk", "target": "`+rawBidiTarget+`"}`))
+	bulk := caddytest.BulkResults(t, s.Call("POST", "/bulk", "editor", `{"op": "bind", "id": "ark:12345/x5bulk", "target": "`+testkit.RawBidiTarget+`"}`))
 	if len(bulk) != 1 || bulk[0].Status != http.StatusBadRequest || !strings.Contains(bulk[0].Error, "U+202E") {
 		t.Errorf("bulk: %+v", bulk)
 	}
@@ -66,7 +59,7 @@ func TestAPIRefusesInvisibleCharactersInTargets(t *testing.T) {
 		t.Errorf("the refused mint took names or counted: %d %s", got.Status, got.Body)
 	}
 
-	imp, _ := json.Marshal(map[string]any{"entries": []table.Entry{{ID: "ark:12345/x5imp1", Target: "https://repo.example.org/ok"}, {ID: "ark:12345/x5imp2", Target: rawBidiTarget}}})
+	imp, _ := json.Marshal(map[string]any{"entries": []table.Entry{{ID: "ark:12345/x5imp1", Target: "https://repo.example.org/ok"}, {ID: "ark:12345/x5imp2", Target: testkit.RawBidiTarget}}})
 	refused("import", s.Call("POST", "/import", "editor", string(imp)))
 	s.ExpectUnbound("ark:12345/x5imp1")
 
@@ -82,12 +75,12 @@ func TestAPIRefusesInvisibleCharactersInTargets(t *testing.T) {
 // but undoing that retarget, which would bind it raw again, is refused.
 func TestAPIUndoRefusesToRestoreAnInvisibleCharacter(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "ark.db")
-	storeAsBefore(t, db, store.Binding{Key: "ark:12345/x5old", Target: rawBidiTarget, Status: http.StatusFound})
+	caddytest.StoreAsBefore(t, db, store.Binding{Key: "ark:12345/x5old", Target: testkit.RawBidiTarget, Status: http.StatusFound})
 	s := &caddytest.APISite{DB: db, Table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})}
 	s.Site = caddytest.StartSite(t, caddytest.APISiteBody(s.DB, s.Table, ""))
 
 	var res api.RetargetResult
-	mend := api.RetargetRequest{From: rawBidiTarget, To: "https://repo.example.org/%E2%80%AEgpj.exe"}
+	mend := api.RetargetRequest{From: testkit.RawBidiTarget, To: "https://repo.example.org/%E2%80%AEgpj.exe"}
 	if got := apiRetarget(s, "editor", mend, &res); got.Status != http.StatusOK || res.Count != 1 {
 		t.Fatalf("retarget mending the raw target: %d %s", got.Status, got.Body)
 	}
@@ -97,23 +90,5 @@ func TestAPIUndoRefusesToRestoreAnInvisibleCharacter(t *testing.T) {
 	}
 	if b := s.Lookup("ark:12345/x5old").Binding; b.Target != "https://repo.example.org/%E2%80%AEgpj.exe" {
 		t.Errorf("after the refused undo: %q", b.Target)
-	}
-}
-
-// storeAsBefore writes bindings into the bolt store at db, made if need
-// be, as a version that did not check their targets did, by the editor.
-func storeAsBefore(t *testing.T, db string, bindings ...store.Binding) {
-	t.Helper()
-	st := &bolt.Store{Path: db}
-	if err := st.Provision(caddy.Context{}); err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range bindings {
-		if _, err := st.Apply(context.Background(), store.Write{Binding: b, By: "editor"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.Cleanup(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -39,7 +39,7 @@ func startCaddyProcess(t *testing.T, db, tablePath string) *caddyProcess {
 // its API answers.
 func startCaddyBody(t *testing.T, body, db, tablePath string) *caddyProcess {
 	t.Helper()
-	bin := caddyBinary(t)
+	bin := caddytest.Binary(t)
 	port := caddytest.FreePort(t)
 	dir := t.TempDir()
 	config := testkit.WriteFile(t, "Caddyfile", caddytest.GlobalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+body+"\n}\n")

@@ -11,21 +11,11 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 )
 
-// minted decodes the ids of a mint answer.
-func minted(t *testing.T, got caddytest.Answer) []string {
-	t.Helper()
-	var res struct{ IDs []string }
-	if err := json.Unmarshal([]byte(got.Body), &res); err != nil {
-		t.Fatalf("%v: %s", err, got.Body)
-	}
-	return res.IDs
-}
-
 func TestAPIMint(t *testing.T) {
 	s := caddytest.StartAPISite(t, `minter ark:12345/x5 .reeddeedk
 		minter ark:12345/x7 .sd`)
 	got := s.Call("POST", "/mint/ark:/12345/x5", "x5", "")
-	ids := minted(t, got)
+	ids := caddytest.Minted(t, got)
 	if got.Status != http.StatusCreated || len(ids) != 1 || !strings.HasPrefix(ids[0], "ark:12345/x5") || len(ids[0]) != len("ark:12345/x5")+8 {
 		t.Fatalf("mint one: %d %s", got.Status, got.Body)
 	}
@@ -34,7 +24,7 @@ func TestAPIMint(t *testing.T) {
 	}
 
 	got = s.Call("POST", "/mint/ark:12345/x5?n=1000", "editor", "")
-	if ids := minted(t, got); got.Status != http.StatusCreated || len(ids) != 1000 {
+	if ids := caddytest.Minted(t, got); got.Status != http.StatusCreated || len(ids) != 1000 {
 		t.Errorf("mint 1000: %d, %d ids", got.Status, len(ids))
 	}
 	for _, n := range []string{"0", "1001", "x"} {
@@ -45,7 +35,7 @@ func TestAPIMint(t *testing.T) {
 
 	// Mint and bind: {id} in the target is the new name.
 	got = s.Call("POST", "/mint/ark:12345/x5?n=2", "editor", `{"target": "https://repo.example.org/items/{id}", "status": 303}`)
-	ids = minted(t, got)
+	ids = caddytest.Minted(t, got)
 	if got.Status != http.StatusCreated || len(ids) != 2 {
 		t.Fatalf("mint and bind: %d %s", got.Status, got.Body)
 	}
@@ -69,7 +59,7 @@ func TestAPIMint(t *testing.T) {
 	}
 	// .sd has ten names; the eleventh is refused with the reason.
 	got = s.Call("POST", "/mint/ark:12345/x7?n=10", "editor", "")
-	if ids := minted(t, got); got.Status != http.StatusCreated || len(ids) != 10 {
+	if ids := caddytest.Minted(t, got); got.Status != http.StatusCreated || len(ids) != 10 {
 		t.Errorf("the ten names of .sd: %d %s", got.Status, got.Body)
 	}
 	if got := s.Call("POST", "/mint/ark:12345/x7", "editor", ""); got.Status != http.StatusConflict || !strings.Contains(got.Body, "no names left") {

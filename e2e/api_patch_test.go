@@ -69,7 +69,7 @@ func TestAPIPatchKeepsWhatItIsNotTold(t *testing.T) {
 	s.ExpectUnbound("ark:12345/x5p3")
 
 	// A minted name, not bound yet, is bound by PATCH with PUT's defaults.
-	ids := minted(t, s.Call("POST", "/mint/ark:12345/x5", "editor", ""))
+	ids := caddytest.Minted(t, s.Call("POST", "/mint/ark:12345/x5", "editor", ""))
 	got = s.Call("PATCH", "/id/"+ids[0], "editor", `{"target": "https://repo.example.org/m"}`)
 	if b := got.Binding(t); got.Status != http.StatusOK || b.Status != 302 || !b.Passthrough || b.Version != 2 {
 		t.Errorf("PATCH of a minted name: %d %s", got.Status, got.Body)

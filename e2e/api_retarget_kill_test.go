@@ -146,7 +146,9 @@ func TestKill9DuringRetargetPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	checkKill9DuringRetarget(t, func(t *testing.T) *caddyProcess { return startCaddyBody(t, pgSiteBody(dsn, tablePath), "", tablePath) },
+	checkKill9DuringRetarget(t, func(t *testing.T) *caddyProcess {
+		return startCaddyBody(t, caddytest.PGSiteBody(dsn, tablePath), "", tablePath)
+	},
 		func(p *caddyProcess) bool {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

@@ -84,7 +84,7 @@ func TestAPIRetargetKeepsAConcurrentEdit(t *testing.T) {
 	for i := range n {
 		lines = append(lines, fmt.Sprintf(`{"op": "bind", "id": "ark:12345/x5e%04d", "target": "https://old.example.org/%d"}`, i, i))
 	}
-	for _, r := range bulkResults(t, s.Call("POST", "/bulk", "editor", strings.Join(lines, "\n"))) {
+	for _, r := range caddytest.BulkResults(t, s.Call("POST", "/bulk", "editor", strings.Join(lines, "\n"))) {
 		if r.Status >= 300 {
 			t.Fatalf("bulk line %d: %d %s", r.Line, r.Status, r.Error)
 		}

@@ -37,7 +37,7 @@ func retargetFixture(t *testing.T, s *caddytest.APISite, n int) []string {
 	bind("ark:12345/x5gone", "https://old.example.org/items/gone")
 	bind("ark:12345/x5local", "/objects/local.html")
 	lines = append(lines, `{"op": "withdraw", "id": "ark:12345/x5gone", "reason": "duplicate"}`)
-	for _, r := range bulkResults(t, s.Call("POST", "/bulk", "editor", strings.Join(lines, "\n"))) {
+	for _, r := range caddytest.BulkResults(t, s.Call("POST", "/bulk", "editor", strings.Join(lines, "\n"))) {
 		if r.Status >= 300 {
 			t.Fatalf("bulk line %d: %d %s", r.Line, r.Status, r.Error)
 		}

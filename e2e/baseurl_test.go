@@ -53,7 +53,7 @@ func TestCatchAllSiteDoesNotReflectHost(t *testing.T) {
 	if links := strings.Join(got.Header.Values("Link"), ", "); describedBy(got) != `</ark:12345/x5?info>; rel="describedby"` || strings.Contains(links, "evil") {
 		t.Errorf("Link %q, want a path-absolute describedby link", links)
 	}
-	_, record := siteGetWithHost(s, "/ark:12345/x5?info", "evil.example", acceptJSON)
+	_, record := siteGetWithHost(s, "/ark:12345/x5?info", "evil.example", caddytest.AcceptJSON)
 	if record["url"] != "/ark:12345/x5" || record["resolver"] != "/" {
 		t.Errorf("?info url %v, resolver %v: want path-absolute", record["url"], record["resolver"])
 	}
@@ -88,12 +88,12 @@ func TestBaseURLFixesSelfLinks(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = caddy.Stop() })
 	got, _ := siteGetWithHost(s, "/ark:12345/x5", "evil.example", nil)
-	l := links(got)
+	l := caddytest.Links(got)
 	if links := strings.Join(got.Header.Values("Link"), ", "); strings.Contains(links, "evil") || len(l["cite-as"]) != 1 ||
 		l["cite-as"][0] != "https://ark.example.org/resolver/ark:12345/x5" || l["describedby"][0] != "https://ark.example.org/resolver/ark:12345/x5?info" {
 		t.Errorf("Link %q, want base_url's links", links)
 	}
-	_, record := siteGetWithHost(s, "/ark:12345/x5?info", "evil.example", acceptJSON)
+	_, record := siteGetWithHost(s, "/ark:12345/x5?info", "evil.example", caddytest.AcceptJSON)
 	if record["url"] != "https://ark.example.org/resolver/ark:12345/x5" || record["resolver"] != "https://ark.example.org/resolver/" {
 		t.Errorf("?info url %v, resolver %v", record["url"], record["resolver"])
 	}

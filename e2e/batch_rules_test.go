@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // An undo gives back only what PUT would bind now (issue 20's rules on
@@ -16,7 +17,7 @@ import (
 // naming the identifier, and changes nothing; with in_place covering it
 // again, the same undo restores it.
 func TestAPIUndoRestoresOnlyWhatPUTWouldBind(t *testing.T) {
-	root := hiddenRoot(t)
+	root := testkit.HiddenRoot(t)
 	s := startServingAPISite(t, root, "in_place /objects/ /media/", "")
 	for id, body := range map[string]string{
 		"ark:12345/x5m": `{"target": "/media/m.txt"}`,
@@ -49,11 +50,11 @@ func TestAPIUndoRestoresOnlyWhatPUTWouldBind(t *testing.T) {
 	}
 	// caddy ark undo and retarget are refused alike, saying why.
 	t.Setenv("ARK_API_KEY", "x5-secret")
-	_, errOut, status := runCaddy(t, "", "ark", "undo", "--api", s.Base+"/api/ark", fmt.Sprint(res.Batch))
+	_, errOut, status := caddytest.RunCaddy(t, "", "ark", "undo", "--api", s.Base+"/api/ark", fmt.Sprint(res.Batch))
 	if status == 0 || !strings.Contains(errOut, "ark:12345/x5m") || !strings.Contains(errOut, "nothing was undone") {
 		t.Errorf("caddy ark undo: status %d, %s", status, errOut)
 	}
-	_, errOut, status = runCaddy(t, "", "ark", "retarget", "--api", s.Base+"/api/ark", "--from", "/objects/", "--to", "/x/../", "--dry-run")
+	_, errOut, status = caddytest.RunCaddy(t, "", "ark", "retarget", "--api", s.Base+"/api/ark", "--from", "/objects/", "--to", "/x/../", "--dry-run")
 	if status == 0 || !strings.Contains(errOut, "ark:12345/x5m") || !strings.Contains(errOut, "served in place may not have") {
 		t.Errorf("caddy ark retarget to /x/../: status %d, %s", status, errOut)
 	}
@@ -74,7 +75,7 @@ func TestAPIUndoRestoresOnlyWhatPUTWouldBind(t *testing.T) {
 // identifier, and nothing changes; a retarget keeps each binding's
 // status, and never reaches what a table assigns.
 func TestAPIRetargetBindsOnlyWhatPUTWould(t *testing.T) {
-	s := startServingAPISite(t, hiddenRoot(t), "in_place /objects/ /media/", "")
+	s := startServingAPISite(t, testkit.HiddenRoot(t), "in_place /objects/ /media/", "")
 	for id, body := range map[string]string{
 		"ark:12345/x5a": `{"target": "/objects/a.txt"}`,
 		"ark:12345/x5t": `{"target": "https://old.example.org/t", "status": 307}`,

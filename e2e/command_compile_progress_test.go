@@ -9,6 +9,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestArkCommandCompileProgressLines(t *testing.T) {
 	src := testkit.WriteFile(t, "src.json", testkit.EveryField)
 	out := filepath.Join(t.TempDir(), "t.arkt")
-	_, errOut, err := runArkCommand(t, "", "compile", src, "-o", out, "--progress")
+	_, errOut, err := caddytest.RunArkCommand(t, "", "compile", src, "-o", out, "--progress")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
@@ -17,10 +18,10 @@ func TestArkCommandCompileFlags(t *testing.T) {
 	src := testkit.WriteFile(t, "src.json", testkit.EveryField)
 	dir, tmp := t.TempDir(), t.TempDir()
 	plain, small := filepath.Join(dir, "plain.arkt"), filepath.Join(dir, "small.arkt")
-	if _, errOut, err := runArkCommand(t, "", "compile", src, "-o", plain); err != nil || errOut != "" {
+	if _, errOut, err := caddytest.RunArkCommand(t, "", "compile", src, "-o", plain); err != nil || errOut != "" {
 		t.Fatalf("compile: %v, stderr %q", err, errOut)
 	}
-	out, errOut, err := runArkCommand(t, "", "compile", src, "-o", small, "--max-memory", "1MiB", "--tmp", tmp, "--progress")
+	out, errOut, err := caddytest.RunArkCommand(t, "", "compile", src, "-o", small, "--max-memory", "1MiB", "--tmp", tmp, "--progress")
 	if err != nil || !strings.HasPrefix(out, small+": 9 identifiers from 10 entries") {
 		t.Fatalf("compile --max-memory 1MiB: %v, %q", err, out)
 	}
@@ -38,7 +39,7 @@ func TestArkCommandCompileFlags(t *testing.T) {
 		t.Errorf("left in --tmp: %v", left)
 	}
 	for _, size := range []string{"lots", "1KiB"} {
-		if _, _, err := runArkCommand(t, "", "compile", src, "-o", small, "--max-memory", size); err == nil || !strings.Contains(err.Error(), "--max-memory") {
+		if _, _, err := caddytest.RunArkCommand(t, "", "compile", src, "-o", small, "--max-memory", size); err == nil || !strings.Contains(err.Error(), "--max-memory") {
 			t.Errorf("--max-memory %s: %v", size, err)
 		}
 	}

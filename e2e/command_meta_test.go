@@ -34,7 +34,7 @@ func TestBinaryBindKeepsWhatItIsNotTold(t *testing.T) {
 	if got := s.Call("PUT", "/id/"+id, "editor", `{"target": "https://repo.example.org/k1", "status": 303, "meta": {"who": "Example Museum"}}`); got.Status != http.StatusCreated {
 		t.Fatalf("PUT: %d %s", got.Status, got.Body)
 	}
-	out, errOut, status := runCaddy(t, "", "ark", "bind", "--api", api, id, "https://repo.example.org/k2")
+	out, errOut, status := caddytest.RunCaddy(t, "", "ark", "bind", "--api", api, id, "https://repo.example.org/k2")
 	if want := id + " 303 https://repo.example.org/k2 (version 2)\n"; status != 0 || out != want {
 		t.Errorf("bind a new target: %d %q %q, want %q", status, out, errOut, want)
 	}
@@ -43,7 +43,7 @@ func TestBinaryBindKeepsWhatItIsNotTold(t *testing.T) {
 	}
 
 	file := metaFile(t, `{"what": "A vase", "who": null, "when": "1890"}`)
-	out, errOut, status = runCaddy(t, "", "ark", "bind", "--api", api, "--meta-file", file, "--meta", "when=1891", "--meta", "where=a=b", "--no-passthrough", id)
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "bind", "--api", api, "--meta-file", file, "--meta", "when=1891", "--meta", "where=a=b", "--no-passthrough", id)
 	if want := id + " 303 https://repo.example.org/k2 (version 3)\n"; status != 0 || out != want {
 		t.Errorf("bind --meta without a target: %d %q %q, want %q", status, out, errOut, want)
 	}
@@ -54,7 +54,7 @@ func TestBinaryBindKeepsWhatItIsNotTold(t *testing.T) {
 	if got := s.Get("/" + id + "?info"); !strings.Contains(got.Body, "A vase") {
 		t.Errorf("?info: %s", got.Body)
 	}
-	out, errOut, status = runCaddy(t, "", "ark", "bind", "--api", api, "--meta", "what=", "--status", "0", "--no-passthrough=false", id)
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "bind", "--api", api, "--meta", "what=", "--status", "0", "--no-passthrough=false", id)
 	if want := id + " 302 https://repo.example.org/k2 (version 4)\n"; status != 0 || out != want {
 		t.Errorf("bind removing a key: %d %q %q, want %q", status, out, errOut, want)
 	}
@@ -63,7 +63,7 @@ func TestBinaryBindKeepsWhatItIsNotTold(t *testing.T) {
 	}
 
 	// A new binding, with metadata.
-	out, errOut, status = runCaddy(t, "", "ark", "bind", "--api", api, "--meta", "who=A", "ark:12345/x5new", "/objects/new")
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "bind", "--api", api, "--meta", "who=A", "ark:12345/x5new", "/objects/new")
 	if want := "ark:12345/x5new 200 /objects/new (version 1)\n"; status != 0 || out != want {
 		t.Errorf("bind a new id: %d %q %q, want %q", status, out, errOut, want)
 	}
@@ -72,14 +72,14 @@ func TestBinaryBindKeepsWhatItIsNotTold(t *testing.T) {
 	}
 
 	// Mint and bind with metadata.
-	out, errOut, status = runCaddy(t, "", "ark", "mint", "--api", api, "--target", "https://repo.example.org/m/{name}", "--meta", "who=B", "--meta", "what=", "ark:12345/x8")
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "mint", "--api", api, "--target", "https://repo.example.org/m/{name}", "--meta", "who=B", "--meta", "what=", "ark:12345/x8")
 	if status != 0 || out != "ark:12345/x800\n" {
 		t.Fatalf("mint --meta: %d %q %q", status, out, errOut)
 	}
 	if b := s.Lookup("ark:12345/x800").Binding; b.Target != "https://repo.example.org/m/x800" || !maps.Equal(b.Meta, map[string]string{"who": "B"}) {
 		t.Errorf("minted with --meta: %+v", b)
 	}
-	if _, errOut, status = runCaddy(t, "", "ark", "mint", "--api", api, "--meta", "who=B", "ark:12345/x8"); status != 1 || !strings.Contains(errOut, "400 Bad Request") {
+	if _, errOut, status = caddytest.RunCaddy(t, "", "ark", "mint", "--api", api, "--meta", "who=B", "ark:12345/x8"); status != 1 || !strings.Contains(errOut, "400 Bad Request") {
 		t.Errorf("mint --meta without a target: %d %q", status, errOut)
 	}
 
@@ -92,7 +92,7 @@ func TestBinaryBindKeepsWhatItIsNotTold(t *testing.T) {
 		{[]string{"--meta-file", metaFile(t, `{"who": 1}`), id}, "the value must be a string"},
 		{[]string{"--meta-file", metaFile(t, `{"who": "a", "who": "b"}`), id}, "appears twice"},
 	} {
-		_, errOut, status := runCaddy(t, "", append([]string{"ark", "bind", "--api", api}, c.args...)...)
+		_, errOut, status := caddytest.RunCaddy(t, "", append([]string{"ark", "bind", "--api", api}, c.args...)...)
 		if status != 1 || !strings.Contains(errOut, c.reason) {
 			t.Errorf("bind %v: %d %q, want %q", c.args, status, errOut, c.reason)
 		}

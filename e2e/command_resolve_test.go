@@ -14,7 +14,7 @@ func TestArkCommandResolve(t *testing.T) {
 		"/ark:12345/x5": {Status: http.StatusSeeOther, Location: "/about"},
 		"/about":        {Status: http.StatusOK, Location: ""},
 	})
-	out, _, err := runArkCommand(t, "", "resolve", "--resolver", srv.URL, "--method", "get", "ark:/12345/x5")
+	out, _, err := caddytest.RunArkCommand(t, "", "resolve", "--resolver", srv.URL, "--method", "get", "ark:/12345/x5")
 	if err != nil || !strings.HasSuffix(out, "related: "+srv.URL+"/about\n") {
 		t.Errorf("resolve: out %q, err %v", out, err)
 	}
@@ -26,7 +26,7 @@ func TestArkCommandResolve(t *testing.T) {
 		{"resolve"},
 		{"resolve", "ark:12345/a", "ark:12345/b"},
 	} {
-		if _, _, err := runArkCommand(t, "", args...); err == nil {
+		if _, _, err := caddytest.RunArkCommand(t, "", args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
 	}
@@ -38,14 +38,14 @@ func TestBinaryResolve(t *testing.T) {
 		"/content":        {Status: http.StatusOK, Location: ""},
 		"/ark:12345/loop": {Status: http.StatusFound, Location: "/ark:12345/loop"},
 	})
-	out, errOut, status := runCaddy(t, "", "ark", "resolve", "--resolver", srv.URL, "--timeout", "10s", "ark:/12-345/x5")
+	out, errOut, status := caddytest.RunCaddy(t, "", "ark", "resolve", "--resolver", srv.URL, "--timeout", "10s", "ark:/12-345/x5")
 	want := "302 " + srv.URL + "/ark:12345/x5 -> " + srv.URL + "/content\n" +
 		"200 " + srv.URL + "/content\n" +
 		"direct: " + srv.URL + "/content\n"
 	if out != want || status != 0 {
 		t.Errorf("resolve: status %d, stdout:\n%s\nwant:\n%s\nstderr: %s", status, out, want, errOut)
 	}
-	_, errOut, status = runCaddy(t, "", "ark", "resolve", "--resolver", srv.URL, "ark:12345/loop")
+	_, errOut, status = caddytest.RunCaddy(t, "", "ark", "resolve", "--resolver", srv.URL, "ark:12345/loop")
 	if status != 1 || !strings.Contains(errOut, "redirect loop") {
 		t.Errorf("resolve a loop: status %d, stderr %q", status, errOut)
 	}
@@ -69,7 +69,7 @@ func TestResolveARKAgainstTheHandler(t *testing.T) {
 		"ark:12345/x5abcd":     "direct: " + s.Base + "/objects/x5wf6789.html\n",
 		"ARK:/12345/x5efgh":    "related: " + s.Base + "/objects/thesis.html\n",
 	} {
-		out, _, err := runArkCommand(t, "", "resolve", "--resolver", s.Base, "--max-redirects", "5", "--method", "GET", id)
+		out, _, err := caddytest.RunArkCommand(t, "", "resolve", "--resolver", s.Base, "--max-redirects", "5", "--method", "GET", id)
 		if err != nil {
 			t.Errorf("%s: %v\n%s", id, err, out)
 			continue
@@ -78,7 +78,7 @@ func TestResolveARKAgainstTheHandler(t *testing.T) {
 			t.Errorf("%s: got\n%swant the last line %q", id, out, want)
 		}
 	}
-	if _, _, err := runArkCommand(t, "", "resolve", "--resolver", s.Base, "--max-redirects", "5", "ark:12345/unknown"); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, _, err := caddytest.RunArkCommand(t, "", "resolve", "--resolver", s.Base, "--max-redirects", "5", "ark:12345/unknown"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("unknown ARK: err %v", err)
 	}
 }

@@ -37,16 +37,16 @@ func TestBinaryStats(t *testing.T) {
 	if got := s.Call("PUT", "/id/ark:12345/x5b1", "editor", `{"target": "https://repo.example.org/b1"}`); got.Status != 201 {
 		t.Fatalf("bind: %d %s", got.Status, got.Body)
 	}
-	apiResolveAll(s, t, statsRequests)
+	caddytest.ResolveAll(s, t, caddytest.StatsRequests)
 	if err := s.Load(statsCLIBody(s, true)); err != nil { // writes the counts to the store
 		t.Fatal(err)
 	}
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404, "/ark:12,345/x": 400})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404, "/ark:12,345/x": 400})
 	base := s.Base + "/api/ark"
 	today := time.Now().UTC().Format(time.DateOnly)
 
 	t.Setenv("ARK_API_KEY", "all-secret")
-	out, errOut, status := runCaddy(t, "", "ark", "stats", "--api", base, "--days", "1")
+	out, errOut, status := caddytest.RunCaddy(t, "", "ark", "stats", "--api", base, "--days", "1")
 	want := `Requests from ` + today + ` to ` + today + `: 11, of which 5 found nothing
 3 of them counted by this server and not written to the store yet
 
@@ -76,7 +76,7 @@ Requested, but found nothing
 	}
 
 	// --json is the API's answer as it is.
-	out, errOut, status = runCaddy(t, "", "ark", "stats", "--api", base, "--days", "1", "--json")
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "stats", "--api", base, "--days", "1", "--json")
 	if api := s.Call("GET", "/stats?days=1", "all", ""); status != 0 || out != api.Body {
 		t.Errorf("stats --json: %d %q\n%s\nwant the API's\n%s", status, errOut, out, api.Body)
 	}
@@ -86,7 +86,7 @@ Requested, but found nothing
 	}
 
 	// --csv: the same counts, by day and by shoulder; 30 days by default.
-	out, errOut, status = runCaddy(t, "", "ark", "stats", "--api", base, "--csv")
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "stats", "--api", base, "--csv")
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if status != 0 || err != nil || len(rows) != 1+30+5 {
 		t.Fatalf("stats --csv: %d %v %q\n%s", status, err, errOut, out)
@@ -106,13 +106,13 @@ Requested, but found nothing
 	}
 
 	// A period without requests; a key that sees one shoulder.
-	out, _, status = runCaddy(t, "", "ark", "stats", "--api", base, "--from", "2020-01-01", "--to", "2020-01-02")
+	out, _, status = caddytest.RunCaddy(t, "", "ark", "stats", "--api", base, "--from", "2020-01-01", "--to", "2020-01-02")
 	want = "Requests from 2020-01-01 to 2020-01-02: 0, of which 0 found nothing\n\nBy day\nday                       total\n2020-01-01 to 2020-01-02      0\n\nBy shoulder\n(none)\n\nMost requested\n(none)\n\nRequested, but found nothing\n(none)\n"
 	if status != 0 || out != want {
 		t.Errorf("stats --from --to: %d\n%s\nwant\n%s", status, out, want)
 	}
 	t.Setenv("ARK_API_KEY", "x5-secret")
-	out, _, status = runCaddy(t, "", "ark", "stats", "--api", base, "--days", "1")
+	out, _, status = caddytest.RunCaddy(t, "", "ark", "stats", "--api", base, "--days", "1")
 	if status != 0 || !strings.HasPrefix(out, "Requests from "+today+" to "+today+": 1, of which 0 found nothing\n") ||
 		!strings.Contains(out, "\nBy shoulder\nshoulder      total  redirect\nark:12345/x5      1         1\n\n") ||
 		!strings.HasSuffix(out, "\nRequested, but found nothing\n2  ark:12345/x5nothere\n1  ark:12345/x5nothere2\n") {
@@ -154,7 +154,7 @@ Requested, but found nothing
 // nothing on stdout, and one line on stderr that says says.
 func checkOneLineRefusal(t *testing.T, says string, args ...string) {
 	t.Helper()
-	out, errOut, status := runCaddy(t, "", args...)
+	out, errOut, status := caddytest.RunCaddy(t, "", args...)
 	if status != 1 || out != "" || !strings.Contains(errOut, says) || strings.Count(strings.TrimSuffix(errOut, "\n"), "\n") != 0 {
 		t.Errorf("caddy %v: %d %q %q; want status 1 and one line saying %q", args, status, out, errOut, says)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func TestCompileThenExportRoundTripsExactly(t *testing.T) {
-	compiled := compileFile(t, testkit.EveryField)
+	compiled := caddytest.CompileFile(t, testkit.EveryField)
 	var out strings.Builder
 	if err := table.Export(compiled, &out); err != nil {
 		t.Fatal(err)
@@ -25,7 +25,7 @@ func TestCompileThenExportRoundTripsExactly(t *testing.T) {
 		t.Fatalf("export:\n%s\nwant:\n%s", out.String(), testkit.ExportedEveryField)
 	}
 	var again strings.Builder
-	if err := table.Export(compileFile(t, out.String()), &again); err != nil {
+	if err := table.Export(caddytest.CompileFile(t, out.String()), &again); err != nil {
 		t.Fatal(err)
 	}
 	if again.String() != out.String() {
@@ -65,7 +65,7 @@ func TestCompileThenExportRoundTripsExactly(t *testing.T) {
 // Damage anywhere is an error at open, at check or with verify, or a
 // record that reads as unreadable: never a wrong answer.
 func TestDamagedCompiledTablesAreRefused(t *testing.T) {
-	good, err := os.ReadFile(compileFile(t, testkit.EveryField))
+	good, err := os.ReadFile(caddytest.CompileFile(t, testkit.EveryField))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestCaddyServesAndSwapsACompiledTable(t *testing.T) {
 // table keeps answering until the truncation, the first damage is logged
 // with the file, and every such lookup is counted.
 func TestCaddyAnswers503ForACompiledTableDamagedInPlace(t *testing.T) {
-	path := compileFile(t, testkit.EveryField)
+	path := caddytest.CompileFile(t, testkit.EveryField)
 	s := caddytest.StartOpsSite(t, "ark {\n\ttable "+path+"\n\tforeign 404\n}")
 	if got := s.Get("/ark:12345/x5wf6789"); got.Status != http.StatusFound {
 		t.Fatalf("before the damage: %d %s", got.Status, got.Body)
@@ -234,46 +234,35 @@ func TestCaddyAnswers503ForACompiledTableDamagedInPlace(t *testing.T) {
 func TestBinaryCompileExportCheck(t *testing.T) {
 	src := testkit.WriteFile(t, "src.json", testkit.EveryField)
 	out := filepath.Join(t.TempDir(), "t.arkt")
-	stdout, errOut, status := runCaddy(t, "", "ark", "compile", src, "-o", out)
+	stdout, errOut, status := caddytest.RunCaddy(t, "", "ark", "compile", src, "-o", out)
 	if status != 0 || !strings.HasPrefix(stdout, out+": 9 identifiers from 10 entries (1 duplicates dropped), ") {
 		t.Fatalf("compile: status %d, %q %q", status, stdout, errOut)
 	}
-	stdout, errOut, status = runCaddy(t, "", "ark", "export", out)
+	stdout, errOut, status = caddytest.RunCaddy(t, "", "ark", "export", out)
 	if status != 0 || stdout != testkit.ExportedEveryField {
 		t.Errorf("export: status %d, %q %q", status, stdout, errOut)
 	}
 	// export is also the API's: it takes a file or --api, exactly one.
 	for _, args := range [][]string{{"ark", "export"}, {"ark", "export", out, "--api", "http://127.0.0.1:1/api"}} {
-		if _, errOut, status := runCaddy(t, "", args...); status != 1 || !strings.Contains(errOut, "either a compiled table file or --api") {
+		if _, errOut, status := caddytest.RunCaddy(t, "", args...); status != 1 || !strings.Contains(errOut, "either a compiled table file or --api") {
 			t.Errorf("%v: status %d, %q", args, status, errOut)
 		}
 	}
-	stdout, errOut, status = runCaddy(t, "", "ark", "check", out)
+	stdout, errOut, status = caddytest.RunCaddy(t, "", "ark", "check", out)
 	want := out + ": compiled table, checksum ok, 9 identifiers\n" +
 		"ok: 9 identifiers (8 ARKs under NAANs 12345, 67890; 1 URN): 3 in place, 3 redirected, 1 related (303), 2 withdrawn (410)\n"
 	if status != 0 || stdout != want {
 		t.Errorf("check: status %d, %q, want %q; %q", status, stdout, want, errOut)
 	}
 	conflict := testkit.WriteFile(t, "c.json", `{"entries": [{"id": "ark:12345/p-1", "target": "/other"}]}`)
-	_, errOut, status = runCaddy(t, "", "ark", "compile", src, conflict, "-o", out)
+	_, errOut, status = caddytest.RunCaddy(t, "", "ark", "compile", src, conflict, "-o", out)
 	if status != 1 || !strings.Contains(errOut, conflict+":1: entry 0: id \"ark:12345/p-1\" is ark:12345/p1, already assigned by "+src+" entry 1 with a different target") {
 		t.Errorf("conflict: status %d, %q", status, errOut)
 	}
-	if _, _, status = runCaddy(t, "", "ark", "compile", src); status != 1 {
+	if _, _, status = caddytest.RunCaddy(t, "", "ark", "compile", src); status != 1 {
 		t.Errorf("no -o: status %d", status)
 	}
 	if got, _ := os.ReadDir(filepath.Dir(out)); len(got) != 1 {
 		t.Errorf("files left next to the output: %v", got)
 	}
-}
-
-// compileFile compiles the JSON content into a compiled table and returns
-// its path.
-func compileFile(t *testing.T, content string) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "table.arkt")
-	if _, err := table.Compile([]string{testkit.WriteFile(t, "src.json", content)}, out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -10,19 +10,6 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 )
 
-// changeRows finds the rows of the feed: identifier and what changed.
-var changeRows = regexp.MustCompile(`<td><a href="[^"]*">([^<]+)</a></td><td>((?:<span class="change">[^<]*</span> )+)</td>`)
-
-// feed returns the rows of a page of the feed, "<id>: <what>" each.
-func feed(body string) []string {
-	var rows []string
-	for _, m := range changeRows.FindAllStringSubmatch(body, -1) {
-		what := strings.ReplaceAll(strings.ReplaceAll(m[2], `<span class="change">`, ""), "</span> ", "; ")
-		rows = append(rows, m[1]+": "+strings.TrimSuffix(what, "; "))
-	}
-	return rows
-}
-
 func TestConsoleChanges(t *testing.T) {
 	s := caddytest.StartConsoleSite(t, "ui")
 	s.Call("PUT", "/id/ark:12345/x5a", "editor", `{"target": "https://old.example.org/a"}`)
@@ -38,20 +25,20 @@ func TestConsoleChanges(t *testing.T) {
 		"ark:12345/y7b: withdrawn: lost",
 		"urn:isbn:978-3-16-148410-0: bound to https://books.example.org/1 (302)",
 	}
-	if rows := feed(got.Body); got.Status != http.StatusOK || fmt.Sprint(rows) != fmt.Sprint(want) {
+	if rows := caddytest.ChangeFeed(got.Body); got.Status != http.StatusOK || fmt.Sprint(rows) != fmt.Sprint(want) {
 		t.Errorf("the editor's feed: %d\n%q\nwant\n%q", got.Status, rows, want)
 	}
 	if !strings.Contains(got.Body, "<td><span class=\"cell-label\">By </span>editor</td>") {
 		t.Errorf("the feed does not say who: %s", got.Body)
 	}
-	if rows := feed(editor.Get("changes?prefix=urn:isbn&period=1h").Body); fmt.Sprint(rows) != fmt.Sprint(want[3:]) {
+	if rows := caddytest.ChangeFeed(editor.Get("changes?prefix=urn:isbn&period=1h").Body); fmt.Sprint(rows) != fmt.Sprint(want[3:]) {
 		t.Errorf("the feed under urn:isbn: %q", rows)
 	}
 	if got := editor.Get("changes?prefix=ark:"); got.Status != http.StatusBadRequest || !strings.Contains(got.Body, "prefix") {
 		t.Errorf("a bad prefix: %d %s", got.Status, got.Body)
 	}
 	// x5 reads its shoulder only.
-	if rows := feed(s.SignIn("x5").Get("changes").Body); fmt.Sprint(rows) != fmt.Sprint(want[:2]) {
+	if rows := caddytest.ChangeFeed(s.SignIn("x5").Get("changes").Body); fmt.Sprint(rows) != fmt.Sprint(want[:2]) {
 		t.Errorf("x5's feed: %q", rows)
 	}
 }
@@ -69,12 +56,12 @@ func TestConsoleChangesPages(t *testing.T) {
 	}
 	editor := s.SignIn("editor")
 	first := editor.Get("changes?period=1h")
-	rows := feed(first.Body)
+	rows := caddytest.ChangeFeed(first.Body)
 	next := regexp.MustCompile(`<a href="/api/ark/ui/(changes\?[^"]+)" rel="next">Later changes</a>`).FindStringSubmatch(first.Body)
 	if len(rows) != 100 || next == nil || !strings.HasPrefix(rows[0], "ark:12345/x5c000:") {
 		t.Fatalf("first page: %d rows, next %v", len(rows), next)
 	}
-	rest := feed(editor.Get(strings.ReplaceAll(next[1], "&amp;", "&")).Body)
+	rest := caddytest.ChangeFeed(editor.Get(strings.ReplaceAll(next[1], "&amp;", "&")).Body)
 	if len(rest) != 5 || !strings.HasPrefix(rest[4], "ark:12345/x5c104:") {
 		t.Errorf("second page: %q", rest)
 	}

@@ -43,9 +43,9 @@ func TestConsoleShowsInvisibleCharactersVisibly(t *testing.T) {
 		Table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}}),
 	}}
 	meta := map[string]string{"what": "Invoice\u202Efdp.exe", "who": "A\u200Bdmin"}
-	storeAsBefore(t, s.DB,
+	caddytest.StoreAsBefore(t, s.DB,
 		store.Binding{Key: "ark:12345/x5v", Target: "https://repo.example.org/a", Status: http.StatusFound},
-		store.Binding{Key: "ark:12345/x5v", Target: rawBidiTarget, Status: http.StatusFound, Meta: meta})
+		store.Binding{Key: "ark:12345/x5v", Target: testkit.RawBidiTarget, Status: http.StatusFound, Meta: meta})
 	s.Site = caddytest.StartSite(t, s.Body(caddytest.APIKeys, "ui"))
 	if got := s.Call("POST", "/withdraw/ark:12345/x5g", "editor", `{"reason": "lost \u2066in transit"}`); got.Status != http.StatusCreated {
 		t.Fatalf("withdraw: %d %s", got.Status, got.Body)

@@ -44,7 +44,7 @@ func TestConsoleKeysInBrowser(t *testing.T) {
 	b.expectText(`#key-scanner`, "write:ark:12345/x5")
 	b.expectText(`#key-scanner`, "the scanning room")
 	b.checkPlain("keys-made")
-	if got := callSecret(t, s.APISite, "PUT", "/id/ark:12345/x5web", secret, `{"target": "https://repo.example.org/web"}`); got.Status != http.StatusCreated {
+	if got := caddytest.CallSecret(t, s.APISite, "PUT", "/id/ark:12345/x5web", secret, `{"target": "https://repo.example.org/web"}`); got.Status != http.StatusCreated {
 		t.Fatalf("PUT with the key made in the console: %d %s", got.Status, got.Body)
 	}
 
@@ -62,7 +62,7 @@ func TestConsoleKeysInBrowser(t *testing.T) {
 		t.Fatalf("revoking: %d", status)
 	}
 	b.expectText(`p.notice`, "Key scanner revoked")
-	if got := callSecret(t, s.APISite, "GET", "/id/ark:12345/x5web", secret, ""); got.Status != http.StatusUnauthorized {
+	if got := caddytest.CallSecret(t, s.APISite, "GET", "/id/ark:12345/x5web", secret, ""); got.Status != http.StatusUnauthorized {
 		t.Errorf("the revoked key: %d %s, want 401", got.Status, got.Body)
 	}
 

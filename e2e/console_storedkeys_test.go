@@ -15,7 +15,7 @@ import (
 func TestConsoleSignInWithStoredKey(t *testing.T) {
 	s := caddytest.StartConsoleSite(t, "ui")
 	s.Reload(caddytest.APIKeys+"\n\t\tkey boss "+caddytest.KeyHash("boss-secret")+" admin write:ark:12345", "ui")
-	k := addKey(t, s.APISite, api.KeyRequest{Name: "curator", Scopes: []string{"write:ark:12345/x5"}})
+	k := caddytest.AddKey(t, s.APISite, api.KeyRequest{Name: "curator", Scopes: []string{"write:ark:12345/x5"}})
 
 	u := s.NewUser()
 	got := u.Post("signin", url.Values{"csrf": {u.Token("signin")}, "key": {k.Secret}})
@@ -29,7 +29,7 @@ func TestConsoleSignInWithStoredKey(t *testing.T) {
 		t.Errorf("the keys page for the curator, no admin: %d, want 403", got.Status)
 	}
 
-	if got := callSecret(t, s.APISite, "DELETE", "/keys/curator", "boss-secret", ""); got.Status != http.StatusNoContent {
+	if got := caddytest.CallSecret(t, s.APISite, "DELETE", "/keys/curator", "boss-secret", ""); got.Status != http.StatusNoContent {
 		t.Fatalf("DELETE keys/curator: %d %s", got.Status, got.Body)
 	}
 	if got := u.Get(""); got.Status != http.StatusSeeOther || !strings.HasSuffix(got.Location, "signin") {

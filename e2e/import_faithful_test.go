@@ -15,7 +15,7 @@ import (
 func importTo(t *testing.T, args ...string) (out, stderr string, err error) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "arks.json")
-	stdout, stderr, err := runArkCommand(t, "", append([]string{"import", "-o", out}, args...)...)
+	stdout, stderr, err := caddytest.RunArkCommand(t, "", append([]string{"import", "-o", out}, args...)...)
 	if stdout != "" {
 		t.Errorf("stdout %q with -o", stdout)
 	}

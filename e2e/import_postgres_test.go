@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 )
@@ -15,7 +16,7 @@ import (
 // conflicts with the store, or has a bad line, keeps nothing.
 func TestImportIntoPostgres(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	_, stderr, err := runArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", "testdata/import/ezid.csv")
+	_, stderr, err := caddytest.RunArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", "testdata/import/ezid.csv")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -40,16 +41,16 @@ func TestImportIntoPostgres(t *testing.T) {
 	if got[2] != nil {
 		t.Errorf("an identifier not in the list: %+v", got[2])
 	}
-	if _, stderr, err := runArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", "testdata/import/ezid.csv"); err != nil || !strings.Contains(stderr, "0 added") {
+	if _, stderr, err := caddytest.RunArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", "testdata/import/ezid.csv"); err != nil || !strings.Contains(stderr, "0 added") {
 		t.Errorf("importing again: %v %s", err, stderr)
 	}
 
 	conflicting := testkit.WriteFile(t, "conflict.csv", "ark:12345/new1,https://a.example.org/1\nark:12345/fk2b8c9d,https://elsewhere.example.org/\n")
-	if _, stderr, err := runArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", conflicting); err == nil || !strings.Contains(err.Error()+stderr, "already bound differently") {
+	if _, stderr, err := caddytest.RunArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", conflicting); err == nil || !strings.Contains(err.Error()+stderr, "already bound differently") {
 		t.Errorf("a conflict with the store: %v %s", err, stderr)
 	}
 	bad := testkit.WriteFile(t, "bad.csv", "ark:12345/new2,https://a.example.org/2\nnot an id,https://a.example.org/3\n")
-	if _, _, err := runArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", bad); err == nil {
+	if _, _, err := caddytest.RunArkCommand(t, "", "import", "--postgres", dsn, "--schema", "imp", bad); err == nil {
 		t.Errorf("a bad line: no error")
 	}
 	if got, err := store.Lookup(context.Background(), []string{"ark:12345/new1", "ark:12345/new2"}); err != nil || got[0] != nil || got[1] != nil {

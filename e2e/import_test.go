@@ -108,7 +108,7 @@ func TestImportEachFormatResolvesInCaddy(t *testing.T) {
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "arks.json")
-			stdout, stderr, err := runArkCommand(t, "", "import", "-o", out, filepath.Join("testdata/import", c.file))
+			stdout, stderr, err := caddytest.RunArkCommand(t, "", "import", "-o", out, filepath.Join("testdata/import", c.file))
 			if err != nil {
 				t.Fatalf("import: %v\nstderr:\n%s", err, stderr)
 			}
@@ -126,7 +126,7 @@ func TestImportEachFormatResolvesInCaddy(t *testing.T) {
 // The table is written with its identifiers in normal form, one entry a
 // line, and the EZID metadata kept.
 func TestImportWritesNormalForms(t *testing.T) {
-	stdout, _, err := runArkCommand(t, "", "import", "testdata/import/ezid.csv")
+	stdout, _, err := caddytest.RunArkCommand(t, "", "import", "testdata/import/ezid.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ Error: testdata/import/regex.conf: 2 problems: the table was not completed
 		t.Run(c.file, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "arks.json")
-			_, stderr, err := runArkCommand(t, "", "import", "-o", out, filepath.Join("testdata/import", c.file))
+			_, stderr, err := caddytest.RunArkCommand(t, "", "import", "-o", out, filepath.Join("testdata/import", c.file))
 			if err == nil {
 				t.Error("no error")
 			}
@@ -173,7 +173,7 @@ Error: testdata/import/regex.conf: 2 problems: the table was not completed
 
 			// On standard output, the table is not closed, so it cannot
 			// be loaded by mistake.
-			stdout, _, _ := runArkCommand(t, "", "import", filepath.Join("testdata/import", c.file))
+			stdout, _, _ := caddytest.RunArkCommand(t, "", "import", filepath.Join("testdata/import", c.file))
 			partial := testkit.WriteFile(t, "partial.json", stdout)
 			if _, err := table.Load([]string{partial}, nil); err == nil {
 				t.Errorf("the output of a failed import loads:\n%s", stdout)
@@ -192,7 +192,7 @@ func TestImportGuessesTheFormat(t *testing.T) {
 		{"http {\n  map $uri $t {\n    /ark:12345/a /a.html;\n  }\n}\n", "nginx"},
 	} {
 		path := testkit.WriteFile(t, "list", c.content)
-		stdout, stderr, err := runArkCommand(t, "", "import", path)
+		stdout, stderr, err := caddytest.RunArkCommand(t, "", "import", path)
 		if err != nil {
 			t.Errorf("%q: %v %s", c.content, err, stderr)
 			continue
@@ -215,7 +215,7 @@ func TestImportGuessesTheFormat(t *testing.T) {
 		{[]string{"--format", "csv", testkit.WriteFile(t, "h.csv", "name,place\nx,y\n")}, "nor a header row naming an id column"},
 		{[]string{t.TempDir()}, "not a regular file"},
 	} {
-		_, stderr, err := runArkCommand(t, "", append([]string{"import"}, c.args...)...)
+		_, stderr, err := caddytest.RunArkCommand(t, "", append([]string{"import"}, c.args...)...)
 		if err == nil || !strings.Contains(stderr, c.stderr) {
 			t.Errorf("import %v: err %v, stderr %q, want %q", c.args, err, stderr, c.stderr)
 		}
@@ -225,12 +225,12 @@ func TestImportGuessesTheFormat(t *testing.T) {
 // The real binary has the command, reads standard input for "-", and
 // exits with status 1 on a problem.
 func TestBinaryImport(t *testing.T) {
-	stdout, stderr, status := runCaddy(t, "https://n2t.net/ark:/12345/x5-wf6789 /objects/x5wf6789.html\n", "ark", "import", "--format", "rewritemap", "-")
+	stdout, stderr, status := caddytest.RunCaddy(t, "https://n2t.net/ark:/12345/x5-wf6789 /objects/x5wf6789.html\n", "ark", "import", "--format", "rewritemap", "-")
 	want := "{\"entries\": [\n\t{\"id\":\"ark:12345/x5wf6789\",\"target\":\"/objects/x5wf6789.html\"}\n]}\n"
 	if status != 0 || stdout != want || stderr != "stdin (rewritemap): 1 identifier\n" {
 		t.Errorf("status %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
-	_, stderr, status = runCaddy(t, "", "ark", "import", "testdata/import/regex.conf")
+	_, stderr, status = caddytest.RunCaddy(t, "", "ark", "import", "testdata/import/regex.conf")
 	if status != 1 || !strings.Contains(stderr, "regex.conf:2: the regular expression key") {
 		t.Errorf("status %d, stderr %q", status, stderr)
 	}
@@ -240,7 +240,7 @@ func TestBinaryImport(t *testing.T) {
 // that repeat an assignment and were left out.
 func TestImportConflictsNameTheEarlierLine(t *testing.T) {
 	path := testkit.WriteFile(t, "d.csv", "ark:12345/a,/a\nark:12345/b,/b\nark:12345/a,/a\nark:12345/c,/c\nark:12345/-c,/d\nark:12345/b,/e\n")
-	_, stderr, err := runArkCommand(t, "", "import", "-o", filepath.Join(t.TempDir(), "t.json"), path)
+	_, stderr, err := caddytest.RunArkCommand(t, "", "import", "-o", filepath.Join(t.TempDir(), "t.json"), path)
 	want := path + `:5: id "ark:12345/-c" is ark:12345/c, already assigned by ` + path + `:4 with a different target ("/c", not "/d"): equivalent identifiers cannot be assigned twice
 ` + path + `:6: id "ark:12345/b" is ark:12345/b, already assigned by ` + path + `:2 with a different target ("/b", not "/e"): equivalent identifiers cannot be assigned twice
 Error: ` + path + `: 2 problems: the table was not completed

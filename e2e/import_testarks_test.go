@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 )
 
 // An EZID download with test ARKs (NAAN 99999) in it: refused, with the
@@ -12,13 +14,13 @@ import (
 func TestImportSkipsTestARKsWhenAsked(t *testing.T) {
 	in := filepath.Join("testdata/import", "ezid-test-arks.csv")
 	out := filepath.Join(t.TempDir(), "arks.json")
-	_, stderr, err := runArkCommand(t, "", "import", "-o", out, in)
+	_, stderr, err := caddytest.RunArkCommand(t, "", "import", "-o", out, in)
 	want := in + `:3: id "ark:/99999/fk4q2w3e": NAAN 99999 is reserved for invalid ARKs (test ARKs, as in an EZID download: --skip-test-arks leaves them out)`
 	if err == nil || !strings.Contains(stderr, want) {
 		t.Errorf("import without --skip-test-arks: %v\n%s\nwant a refusal saying %s", err, stderr, want)
 	}
 
-	_, stderr, err = runArkCommand(t, "", "import", "--skip-test-arks", "-o", out, in)
+	_, stderr, err = caddytest.RunArkCommand(t, "", "import", "--skip-test-arks", "-o", out, in)
 	if err != nil {
 		t.Fatalf("import --skip-test-arks: %v\n%s", err, stderr)
 	}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
@@ -48,72 +47,15 @@ func infoSite(t *testing.T) *caddytest.Site {
 	file_server`)
 }
 
-var (
-	acceptJSON = http.Header{"Accept": {"application/json"}}
-	acceptHTML = http.Header{"Accept": {"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}}
-)
-
-// jsonRecord is the JSON form of a metadata answer.
-type jsonRecord struct {
-	ID         string            `json:"id"`
-	Normalized string            `json:"normalized"`
-	URL        string            `json:"url"`
-	Status     int               `json:"status"`
-	Target     string            `json:"target"`
-	Resolution string            `json:"resolution"`
-	Via        string            `json:"via"`
-	Suffix     string            `json:"suffix"`
-	Meta       map[string]string `json:"meta"`
-	Policy     *struct {
-		Prefix    string `json:"prefix"`
-		Statement string `json:"statement"`
-	} `json:"policy"`
-	Reason   string `json:"reason"`
-	Resolver string `json:"resolver"`
-}
-
-func decodeRecord(t *testing.T, got caddytest.Answer) jsonRecord {
-	t.Helper()
-	if got.Status != 200 || got.Header.Get("Content-Type") != "application/json" {
-		t.Fatalf("got %d %q: %s", got.Status, got.Header.Get("Content-Type"), got.Body)
-	}
-	var rec jsonRecord
-	dec := json.NewDecoder(strings.NewReader(got.Body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		t.Fatalf("decoding %s: %v", got.Body, err)
-	}
-	return rec
-}
-
-// links returns the targets of the answer's Link headers by relation.
-func links(got caddytest.Answer) map[string][]string {
-	out := map[string][]string{}
-	parsed, err := testkit.ParseLinkHeader(got.Header.Values("Link"), false)
-	if err != nil {
-		out["unparsable"] = []string{err.Error()}
-		return out
-	}
-	for _, l := range parsed {
-		for _, rel := range l.Rels() {
-			out[rel] = append(out[rel], l.Target)
-		}
-	}
-	return out
-}
-
 // describedBy returns the answer's first describedby link (its ?info) as
 // `<target>; rel="describedby"`, "" when it has none: what the tests of
 // self-links compare, whatever else signposting adds.
 func describedBy(got caddytest.Answer) string {
-	if d := links(got)["describedby"]; len(d) > 0 {
+	if d := caddytest.Links(got)["describedby"]; len(d) > 0 {
 		return "<" + d[0] + `>; rel="describedby"`
 	}
 	return ""
 }
-
-// lines returns the lines of an ANVL answer.
-func lines(body string) []string { return strings.Split(strings.TrimSuffix(body, "\n"), "\n") }
 
 func containsAll(t *testing.T, what, body string, want ...string) {
 	t.Helper()
@@ -129,14 +71,14 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 	s := infoSite(t)
 	for _, kind := range []struct {
 		name, path string
-		want       jsonRecord
+		want       caddytest.Record
 		anvl       []string // whole lines of the text/plain answer
 		html       []string
 	}{
 		{
 			name: "exact",
 			path: "/ark:/12345/b2-c4d6",
-			want: jsonRecord{ID: "ark:/12345/b2-c4d6", Normalized: "ark:12345/b2c4d6", URL: s.Base + "/ark:12345/b2c4d6",
+			want: caddytest.Record{ID: "ark:/12345/b2-c4d6", Normalized: "ark:12345/b2c4d6", URL: s.Base + "/ark:12345/b2c4d6",
 				Status: 200, Target: "/dir", Resolution: "exact", Via: "ark:12345/b2c4d6"},
 			anvl: []string{"erc:", "who: Example Museum", "what: The moth collection", "when: 1901",
 				"where: " + s.Base + "/ark:12345/b2c4d6", "erc-support:", "what: Permanent: this ARK will not be reassigned.",
@@ -152,7 +94,7 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 		{
 			name: "inherited",
 			path: "/ark:12345/b2c4d6/sub/s4.html",
-			want: jsonRecord{ID: "ark:12345/b2c4d6/sub/s4.html", Normalized: "ark:12345/b2c4d6/sub/s4.html",
+			want: caddytest.Record{ID: "ark:12345/b2c4d6/sub/s4.html", Normalized: "ark:12345/b2c4d6/sub/s4.html",
 				URL: s.Base + "/ark:12345/b2c4d6/sub/s4.html", Status: 200, Target: "/dir/sub/s4.html",
 				Resolution: "inherited", Via: "ark:12345/b2c4d6", Suffix: "/sub/s4.html"},
 			anvl: []string{"who: Example Museum", "resolution: inherited", "via: ark:12345/b2c4d6", "suffix: /sub/s4.html",
@@ -164,7 +106,7 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 		{
 			name: "template",
 			path: "/ark:12345/t3-zq81",
-			want: jsonRecord{ID: "ark:12345/t3-zq81", Normalized: "ark:12345/t3zq81", URL: s.Base + "/ark:12345/t3zq81",
+			want: caddytest.Record{ID: "ark:12345/t3-zq81", Normalized: "ark:12345/t3zq81", URL: s.Base + "/ark:12345/t3zq81",
 				Status: 302, Target: "https://repo.example.org/t/zq81", Resolution: "template", Via: "ark:12345/t3"},
 			anvl: []string{"who: (:unav)", "what: Temporary: t3 ARKs are for tests.", "where: " + s.Base + "/ark:12345/t3?info",
 				"resolution: template", "via: ark:12345/t3", "status: 302 Found", "target: https://repo.example.org/t/zq81"},
@@ -174,7 +116,7 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 		{
 			name: "caddyfile map",
 			path: "/ark:12345/x5efgh",
-			want: jsonRecord{ID: "ark:12345/x5efgh", Normalized: "ark:12345/x5efgh", URL: s.Base + "/ark:12345/x5efgh",
+			want: caddytest.Record{ID: "ark:12345/x5efgh", Normalized: "ark:12345/x5efgh", URL: s.Base + "/ark:12345/x5efgh",
 				Status: 303, Target: "https://repo.example.org/efgh", Resolution: "exact", Via: "ark:12345/x5efgh"},
 			anvl: []string{"who: Caddyfile Press", "what: (:unav)", "when: 2023-01-02", "status: 303 See Other"},
 			html: []string{"Caddyfile Press", "<em>not given</em>"},
@@ -186,7 +128,7 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 			if plain.Status != 200 || plain.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 				t.Fatalf("%s %s: got %d %q %q", kind.name, p, plain.Status, plain.Header.Get("Content-Type"), plain.Body)
 			}
-			got := lines(plain.Body)
+			got := testkit.Lines(plain.Body)
 			if got[0] != "erc:" || !strings.HasPrefix(got[1], "who:") {
 				t.Errorf("%s %s: the ANVL answer does not start with the ERC kernel:\n%s", kind.name, p, plain.Body)
 			}
@@ -200,7 +142,7 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 				}
 			}
 
-			rec := decodeRecord(t, s.Do(http.MethodGet, p, acceptJSON))
+			rec := caddytest.DecodeRecord(t, s.Do(http.MethodGet, p, caddytest.AcceptJSON))
 			meta, pol := rec.Meta, rec.Policy
 			rec.Meta, rec.Policy, rec.Resolver = nil, nil, ""
 			if !reflect.DeepEqual(rec, kind.want) {
@@ -215,7 +157,7 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 				t.Errorf("%s %s: no policy", kind.name, p)
 			}
 
-			page := s.Do(http.MethodGet, p, acceptHTML)
+			page := s.Do(http.MethodGet, p, caddytest.AcceptHTML)
 			if page.Status != 200 || page.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 				t.Fatalf("%s %s HTML: got %d %q", kind.name, p, page.Status, page.Header.Get("Content-Type"))
 			}
@@ -225,7 +167,7 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 				if a.Header.Get("Vary") != "Accept" {
 					t.Errorf("%s %s: Vary %q", kind.name, p, a.Header.Get("Vary"))
 				}
-				if l := links(a); len(l["describes"]) != 1 || l["describes"][0] != kind.want.URL {
+				if l := caddytest.Links(a); len(l["describes"]) != 1 || l["describes"][0] != kind.want.URL {
 					t.Errorf("%s %s: Link %q, want describes %s", kind.name, p, a.Header.Values("Link"), kind.want.URL)
 				}
 			}
@@ -240,7 +182,7 @@ func TestWithdrawnIdentifiersKeepTheirTombstone(t *testing.T) {
 	if got := s.Get("/ark:12345/g5h6j7"); got.Status != 410 {
 		t.Fatalf("without inflection: got %d", got.Status)
 	}
-	rec := decodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5-h6j7?info", acceptJSON))
+	rec := caddytest.DecodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5-h6j7?info", caddytest.AcceptJSON))
 	if rec.Status != 410 || rec.Target != "" || rec.Reason != "Withdrawn 2025-01-10 at the rights holder's request" ||
 		rec.Meta["what"] != "A withdrawn photograph" {
 		t.Errorf("tombstone: %+v", rec)
@@ -251,10 +193,10 @@ func TestWithdrawnIdentifiersKeepTheirTombstone(t *testing.T) {
 	if strings.Count(plain.Body, "reason:") != 1 {
 		t.Errorf("the reason appears twice:\n%s", plain.Body)
 	}
-	page := s.Do(http.MethodGet, "/ark:12345/g5h6j7??", acceptHTML)
+	page := s.Do(http.MethodGet, "/ark:12345/g5h6j7??", caddytest.AcceptHTML)
 	containsAll(t, "HTML tombstone", page.Body, "<strong>Withdrawn.</strong> Withdrawn 2025-01-10 at the rights holder&#39;s request")
 
-	bare := decodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5h6j8?info", acceptJSON))
+	bare := caddytest.DecodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5h6j8?info", caddytest.AcceptJSON))
 	if bare.Status != 410 || bare.Reason != "ark:12345/g5h6j8 has been withdrawn; it will not be assigned again" {
 		t.Errorf("tombstone without metadata: %+v", bare)
 	}
@@ -270,7 +212,7 @@ func TestNAANAndShoulderPolicies(t *testing.T) {
 		// t3 is also a template's shoulder: for ?info, the policy wins.
 		"/ark:12345/t3?": {"ark:12345/t3", "Temporary: t3 ARKs are for tests."},
 	} {
-		rec := decodeRecord(t, s.Do(http.MethodGet, p, acceptJSON))
+		rec := caddytest.DecodeRecord(t, s.Do(http.MethodGet, p, caddytest.AcceptJSON))
 		if rec.Resolution != "policy" || rec.Normalized != want.prefix || rec.URL != s.Base+"/"+want.prefix ||
 			rec.Policy == nil || rec.Policy.Prefix != want.prefix || rec.Policy.Statement != want.statement || rec.Status != 0 {
 			t.Errorf("%s: %+v", p, rec)
@@ -313,7 +255,7 @@ func TestOtherQueriesStillReachTheTarget(t *testing.T) {
 		}
 	}
 	head := s.Do(http.MethodHead, "/ark:12345/b2c4d6?info", nil)
-	if head.Status != 200 || head.Body != "" || head.Header.Get("Vary") != "Accept" || len(links(head)["describes"]) != 1 {
+	if head.Status != 200 || head.Body != "" || head.Header.Get("Vary") != "Accept" || len(caddytest.Links(head)["describes"]) != 1 {
 		t.Errorf("HEAD ?info: %d %q %v", head.Status, head.Body, head.Header)
 	}
 }
@@ -324,20 +266,20 @@ func TestHostileTextIsEscapedEverywhere(t *testing.T) {
 	s := infoSite(t)
 	const key = "ark:12345/x%3Cscript%3E%22"
 	for _, p := range []string{"/ark:12345/x%3Cscript%3E%22", `/ark:12345/x<script>"`, "/ark:12345/x%3cscript%3e%22"} {
-		page := s.Do(http.MethodGet, p+"?info", acceptHTML)
+		page := s.Do(http.MethodGet, p+"?info", caddytest.AcceptHTML)
 		containsAll(t, p+" HTML", page.Body, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",
 			"A &#34;quoted&#34; &lt;b&gt;name&lt;/b&gt;", key)
 		if strings.Contains(page.Body, "<script") || strings.Contains(page.Body, "<b>") {
 			t.Errorf("%s: markup from the metadata reached the HTML:\n%s", p, page.Body)
 		}
 
-		rec := decodeRecord(t, s.Do(http.MethodGet, p+"?info", acceptJSON))
+		rec := caddytest.DecodeRecord(t, s.Do(http.MethodGet, p+"?info", caddytest.AcceptJSON))
 		if rec.Normalized != key || rec.Meta["what"] != `<script>alert("x")</script>` || strings.ContainsAny(rec.ID, `<>"`) {
 			t.Errorf("%s JSON: %+v", p, rec)
 		}
 
 		plain := s.Get(p + "?info")
-		for _, l := range lines(plain.Body) {
+		for _, l := range testkit.Lines(plain.Body) {
 			if strings.HasPrefix(l, "who: injected") || strings.HasPrefix(l, "what: too") || strings.ContainsRune(l, '\r') {
 				t.Errorf("%s: a metadata value started a line of its own: %q", p, l)
 			}
@@ -365,7 +307,7 @@ func TestInfoTemplateReplacesThePage(t *testing.T) {
 		}
 		info_template `+tmpl+`
 	}`)
-	got := s.Do(http.MethodGet, "/ark:12345/x5?info", acceptHTML)
+	got := s.Do(http.MethodGet, "/ark:12345/x5?info", caddytest.AcceptHTML)
 	want := `<p class="mine">ark:12345/x5 by &lt;i&gt;Me&lt;/i&gt; [who=127.0.0.1` + strings.TrimPrefix(s.Base, "http://127.0.0.1") +
 		`] [what=Permanent] [when=] [where=]</p>`
 	if got.Body != want {

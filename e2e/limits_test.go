@@ -92,7 +92,7 @@ func TestRepeatedKeysAreRefused(t *testing.T) {
 		if err := s.Load("ark {\n\ttable " + path + "\n}"); err == nil || !strings.Contains(err.Error(), path+tc.want) {
 			t.Errorf("%s: got %v, want %q", name, err, tc.want)
 		}
-		_, errOut, status := runCaddy(t, "", "ark", "check", path)
+		_, errOut, status := caddytest.RunCaddy(t, "", "ark", "check", path)
 		if status != 1 || !strings.Contains(errOut, path+tc.want) {
 			t.Errorf("%s: check: status %d, stderr %q", name, status, errOut)
 		}

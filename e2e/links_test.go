@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 )
 
 // Every answer for a resolved ARK links to its metadata (?info among its
@@ -27,7 +29,7 @@ func TestLinkHeadersOnEveryAnswerKind(t *testing.T) {
 		"/ark:12345":                    {400, "", false},
 	} {
 		got := s.Get(p)
-		l := links(got)
+		l := caddytest.Links(got)
 		if got.Status != want.status {
 			t.Errorf("%s: got %d, want %d", p, got.Status, want.status)
 		}
@@ -48,7 +50,7 @@ func TestLinkHeadersOnEveryAnswerKind(t *testing.T) {
 	}
 	// URNs have no ?info (a "?" must be followed by "+" or "=", RFC 8141):
 	// no describedby, but a URN served in place is still cited by its URL.
-	urn := links(s.Get("/URN:NBN:de:101-2024"))
+	urn := caddytest.Links(s.Get("/URN:NBN:de:101-2024"))
 	if len(urn["describedby"]) != 0 || len(urn["cite-as"]) != 1 || urn["cite-as"][0] != s.Base+"/urn:nbn:de:101-2024" {
 		t.Errorf("URN in place: Link %v", urn)
 	}

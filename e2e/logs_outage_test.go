@@ -34,8 +34,8 @@ func TestOutageLogsStayReadable(t *testing.T) {
 		}
 	}
 	file_server`)
-	unavailable := s.Metrics()[resolutions(resolve.OutcomeUnavailable)]
-	missing := s.Metrics()[resolutions(resolve.OutcomeMissing)]
+	unavailable := s.Metrics()[caddytest.Resolutions(resolve.OutcomeUnavailable)]
+	missing := s.Metrics()[caddytest.Resolutions(resolve.OutcomeMissing)]
 	c.Freeze(t)
 
 	start := time.Now()
@@ -69,10 +69,10 @@ func TestOutageLogsStayReadable(t *testing.T) {
 	if len(wrong) > 0 {
 		t.Fatalf("%d wrong answers, such as %v", len(wrong), wrong[:min(5, len(wrong))])
 	}
-	if got := s.Metrics()[resolutions(resolve.OutcomeUnavailable)] - unavailable; got != n {
+	if got := s.Metrics()[caddytest.Resolutions(resolve.OutcomeUnavailable)] - unavailable; got != n {
 		t.Errorf("unavailable counted %v times, want %d", got, n)
 	}
-	if got := s.Metrics()[resolutions(resolve.OutcomeMissing)] - missing; got != n {
+	if got := s.Metrics()[caddytest.Resolutions(resolve.OutcomeMissing)] - missing; got != n {
 		t.Errorf("missing_target counted %v times, want %d", got, n)
 	}
 

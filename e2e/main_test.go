@@ -1,22 +1,13 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 
 	_ "github.com/caddy-ark/caddy-ark" // registers the ark module and commands
 )
 
-// TestMain removes the binary that caddyBinary built and the shared
+// TestMain removes what the tests shared: the caddy binary and the
 // PostgreSQL cluster.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testkit.RemoveSharedPostgres()
-	if caddyBin != "" {
-		os.RemoveAll(filepath.Dir(caddyBin))
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { caddytest.Main(m) }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,23 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
+
 	"github.com/piprate/json-gold/ld"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-// needTool returns the path of a reader a test runs, failing under CI
-// when it is missing and skipping elsewhere.
-func needTool(t *testing.T, tool, pkg string) string {
-	t.Helper()
-	path, err := exec.LookPath(tool)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s (Debian's %s) is required under CI", tool, pkg)
-		}
-		t.Skipf("%s (Debian's %s) is not installed", tool, pkg)
-	}
-	return path
-}
 
 // runTool runs a reader on doc and returns what it wrote, failing the
 // test when it refuses doc.
@@ -80,10 +68,10 @@ var metadataFormatsServed = []struct {
 // with metadata (non-ASCII too), one without, and a tombstone; each is
 // read by a reader made for it.
 func TestMetadataFormatsThroughCaddy(t *testing.T) {
-	xmllint := needTool(t, "xmllint", "libxml2-utils")
-	rapper := needTool(t, "rapper", "raptor2-utils")
-	bib2xml := needTool(t, "bib2xml", "bibutils")
-	ris2xml := needTool(t, "ris2xml", "bibutils")
+	xmllint := testkit.NeedTool(t, "xmllint", "libxml2-utils")
+	rapper := testkit.NeedTool(t, "rapper", "raptor2-utils")
+	bib2xml := testkit.NeedTool(t, "bib2xml", "bibutils")
+	ris2xml := testkit.NeedTool(t, "ris2xml", "bibutils")
 	xsd, _ := filepath.Abs(caddytest.ModuleRoot(t) + "/metadata/datacite/testdata/kernel-4/metadata.xsd")
 	cslSchema, err := jsonschema.NewCompiler().Compile(caddytest.ModuleRoot(t) + "/metadata/csl/testdata/csl-data.json")
 	if err != nil {

@@ -11,15 +11,6 @@ import (
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// resolutions is the series of caddy_ark_resolutions_total for outcome o.
-func resolutions(o resolve.Outcome) string {
-	return `caddy_ark_resolutions_total{outcome="` + o.String() + `"}`
-}
-
-func tableLoads(trigger, result string) string {
-	return `caddy_ark_table_loads_total{result="` + result + `",trigger="` + trigger + `"}`
-}
-
 func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 	path := testkit.WriteFile(t, "arks.json", caddytest.TableJSON(t,
 		table.Entry{ID: "ark:12345/x5wf6789", Target: "/objects/x5wf6789.html"},
@@ -87,7 +78,7 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 	after := s.Metrics()
 	total := 0
 	for o := range resolve.Outcome(resolve.NumOutcomes) {
-		series := resolutions(o)
+		series := caddytest.Resolutions(o)
 		if _, ok := after[series]; !ok {
 			t.Errorf("/metrics has no %s", series)
 		}
@@ -114,15 +105,15 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 		reloaded = s.Metrics()
 		return reloaded["caddy_ark_table_entries"] == 5
 	})
-	for _, series := range []string{resolutions(resolve.OutcomeInPlace), resolutions(resolve.OutcomeNotFound), "caddy_ark_cache_hits_total",
-		"caddy_ark_cache_misses_total", tableLoads("config", "ok"), "caddy_ark_table_entries"} {
+	for _, series := range []string{caddytest.Resolutions(resolve.OutcomeInPlace), caddytest.Resolutions(resolve.OutcomeNotFound), "caddy_ark_cache_hits_total",
+		"caddy_ark_cache_misses_total", caddytest.TableLoads("config", "ok"), "caddy_ark_table_entries"} {
 		if reloaded[series] != after[series] {
 			t.Errorf("%s: %v before the reload, %v after", series, after[series], reloaded[series])
 		}
 	}
 	s.Get("/ark:12345/nope")
-	if got := s.Metrics()[resolutions(resolve.OutcomeNotFound)]; got != after[resolutions(resolve.OutcomeNotFound)]+1 {
-		t.Errorf("after the reload, a 404 took %s from %v to %v", resolutions(resolve.OutcomeNotFound), after[resolutions(resolve.OutcomeNotFound)], got)
+	if got := s.Metrics()[caddytest.Resolutions(resolve.OutcomeNotFound)]; got != after[caddytest.Resolutions(resolve.OutcomeNotFound)]+1 {
+		t.Errorf("after the reload, a 404 took %s from %v to %v", caddytest.Resolutions(resolve.OutcomeNotFound), after[caddytest.Resolutions(resolve.OutcomeNotFound)], got)
 	}
 
 	// An edited table is read again; a bad one is counted as an error.
@@ -140,7 +131,7 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 		edited = s.Metrics()
 		return edited["caddy_ark_table_entries"] == 3
 	})
-	if got := edited[tableLoads("config", "ok")] - after[tableLoads("config", "ok")]; got != 1 {
+	if got := edited[caddytest.TableLoads("config", "ok")] - after[caddytest.TableLoads("config", "ok")]; got != 1 {
 		t.Errorf("an edited table was read %v times", got)
 	}
 	if err := os.WriteFile(path, []byte(`{"entries": [{"id": "ark:12345/x", "target": "/x", "status": 301}]}`), 0o644); err != nil {
@@ -149,7 +140,7 @@ func TestMetricsAtTheAdminEndpointSurviveAReload(t *testing.T) {
 	if err := s.Load(body); err == nil {
 		t.Fatal("a table with a 301 loaded")
 	}
-	if got := s.Metrics()[tableLoads("config", "error")] - edited[tableLoads("config", "error")]; got != 1 {
+	if got := s.Metrics()[caddytest.TableLoads("config", "error")] - edited[caddytest.TableLoads("config", "error")]; got != 1 {
 		t.Errorf("a bad table counted %v errors", got)
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestAPIMintTargetPlaceholders(t *testing.T) {
 	s := caddytest.StartAPISite(t, "minter ark:12345/x8 .sdd")
 	got := s.Call("POST", "/mint/ark:12345/x8", "editor", `{"target": "https://repo.example.org/{naan}/{shoulder}/{blade}?name={name}&id={id}"}`)
-	if ids := minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 || ids[0] != "ark:12345/x800" {
+	if ids := caddytest.Minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 || ids[0] != "ark:12345/x800" {
 		t.Fatalf("mint: %d %s", got.Status, got.Body)
 	}
 	if got := s.Get("/ark:12345/x800"); got.Status != 302 || got.Location != "https://repo.example.org/12345/x8/00?name=x800&id=ark:12345/x800" {
@@ -23,7 +23,7 @@ func TestAPIMintTargetPlaceholders(t *testing.T) {
 	}
 	// As a template writes them, and with braces escaped as in a template.
 	got = s.Call("POST", "/mint/ark:12345/x8", "editor", `{"target": "/objects/{http.ark.name}/\\{id\\}"}`)
-	if ids := minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 {
+	if ids := caddytest.Minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 {
 		t.Fatalf("mint: %d %s", got.Status, got.Body)
 	}
 	if r := s.Lookup("ark:12345/x801"); r == nil || r.Binding.Target != "/objects/x801/{id}" {
@@ -47,7 +47,7 @@ func TestAPIMintTargetPlaceholders(t *testing.T) {
 	}
 	// Nothing was minted by the refusals.
 	got = s.Call("POST", "/mint/ark:12345/x8", "editor", "")
-	if ids := minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 || ids[0] != "ark:12345/x802" {
+	if ids := caddytest.Minted(t, got); got.Status != http.StatusCreated || len(ids) != 1 || ids[0] != "ark:12345/x802" {
 		t.Errorf("after the refusals: %d %s", got.Status, got.Body)
 	}
 }

@@ -29,8 +29,8 @@ func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 		}
 		file_server
 	}`)
-	missing := s.Metrics()[resolutions(resolve.OutcomeMissing)]
-	inPlace := s.Metrics()[resolutions(resolve.OutcomeInPlace)]
+	missing := s.Metrics()[caddytest.Resolutions(resolve.OutcomeMissing)]
+	inPlace := s.Metrics()[caddytest.Resolutions(resolve.OutcomeInPlace)]
 	for p, status := range map[string]int{
 		"/ark:12345/d1/nope.html":   http.StatusNotFound,
 		"/ark:12345/t3gone":         http.StatusNotFound,
@@ -44,10 +44,10 @@ func TestMissingTargetsAreLoggedAndCounted(t *testing.T) {
 	if got := s.Get("/ark:12345/t3gone"); got.Body != "404 Not Found: ark:12345/t3gone is assigned here, but what it resolves to is missing\n" {
 		t.Errorf("a missing target's answer: %q, want the one-line reason", got.Body)
 	}
-	if got := s.Metrics()[resolutions(resolve.OutcomeMissing)] - missing; got != 4 {
+	if got := s.Metrics()[caddytest.Resolutions(resolve.OutcomeMissing)] - missing; got != 4 {
 		t.Errorf("missing_target counted %v times, want 4", got)
 	}
-	if got := s.Metrics()[resolutions(resolve.OutcomeInPlace)] - inPlace; got != 1 {
+	if got := s.Metrics()[caddytest.Resolutions(resolve.OutcomeInPlace)] - inPlace; got != 1 {
 		t.Errorf("in_place counted %v times, want 1", got)
 	}
 	// Missing targets are a kind of message that requests repeat: the

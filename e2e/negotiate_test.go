@@ -1,11 +1,12 @@
 package e2e
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
@@ -129,7 +130,7 @@ func TestInfoNegotiation(t *testing.T) {
 			if got.Status != 200 || got.Header.Get("Content-Type") != want {
 				t.Errorf("%s ?info, Accept %q: %d %q, want %q", method, accept, got.Status, got.Header.Get("Content-Type"), want)
 			}
-			if got.Header.Get("Vary") != "Accept" || got.Header.Get("Access-Control-Allow-Origin") != "*" || !slices.Contains(links(got)["describes"], s.Base+"/ark:12345/sp1") {
+			if got.Header.Get("Vary") != "Accept" || got.Header.Get("Access-Control-Allow-Origin") != "*" || !slices.Contains(caddytest.Links(got)["describes"], s.Base+"/ark:12345/sp1") {
 				t.Errorf("%s ?info, Accept %q: headers %v", method, accept, got.Header)
 			}
 		}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bufio"
 	"encoding/xml"
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,7 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // oaiBlock is the oai block of the OAI-PMH test sites: three records a
@@ -26,7 +27,7 @@ const oaiBlock = `oai /oai {
 // is not installed.
 func needHarvester(t *testing.T) {
 	t.Helper()
-	perl := needTool(t, "perl", "perl")
+	perl := testkit.NeedTool(t, "perl", "perl")
 	if err := exec.Command(perl, "-MHTTP::OAI", "-e", "1").Run(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("Perl's HTTP::OAI (Debian's libhttp-oai-perl) is required under CI")
@@ -84,13 +85,6 @@ func byID(t *testing.T, what string, recs []harvested) map[string]harvested {
 	return m
 }
 
-// nextSecond waits until the wall clock is in a second after now's: what
-// was written before is then in a complete second, which a list answered
-// from then on holds.
-func nextSecond() {
-	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
-}
-
 // oaiGet requests the provider with query and returns the answer, after
 // validating it against the OAI-PMH schema and the schemas of the
 // metadata it holds (oai/testdata/schemas/all.xsd) with xmllint.
@@ -123,7 +117,7 @@ func validOAI(s *caddytest.Site, what string, got caddytest.Answer) {
 	if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "text/xml; charset=utf-8" {
 		s.T.Fatalf("%s: %d %s %s", what, got.Status, got.Header.Get("Content-Type"), got.Body)
 	}
-	xmllint := needTool(s.T, "xmllint", "libxml2-utils")
+	xmllint := testkit.NeedTool(s.T, "xmllint", "libxml2-utils")
 	file := filepath.Join(s.T.TempDir(), "response.xml")
 	if err := os.WriteFile(file, []byte(got.Body), 0o644); err != nil {
 		s.T.Fatal(err)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"maps"
 	"net/http"
 	"net/url"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -53,7 +54,7 @@ func testOAIHarvest(t *testing.T, s *caddytest.APISite, body string) {
 	if got := s.Call("POST", "/mint/ark:12345/m7", "editor", ""); got.Status != http.StatusCreated {
 		t.Fatalf("mint: %d %s", got.Status, got.Body) // a minted name, not bound: no record
 	}
-	nextSecond()
+	testkit.NextSecond()
 
 	// A full harvest: every identifier of the table and the store, once.
 	all, r1 := harvest(t, s.Site, "ListRecords", "", "")
@@ -83,7 +84,7 @@ func testOAIHarvest(t *testing.T, s *caddytest.APISite, body string) {
 		t.Fatalf("withdraw: %d %s", got.Status, got.Body)
 	}
 	put("ark:12345/x5g", "New")
-	nextSecond()
+	testkit.NextSecond()
 	inc, r2 := harvest(t, s.Site, "ListRecords", r1, "")
 	incs := byID(t, "incremental harvest", inc)
 	if ids := slices.Sorted(maps.Keys(incs)); !slices.Equal(ids, []string{"ark:12345/x5a", "ark:12345/x5b", "ark:12345/x5g"}) {
@@ -136,7 +137,7 @@ func testOAIHarvest(t *testing.T, s *caddytest.APISite, body string) {
 		t.Errorf("list with writes and a restart: %v, want %v", ids, wantListed)
 	}
 
-	nextSecond()
+	testkit.NextSecond()
 	inc2, _ := harvest(t, s.Site, "ListIdentifiers", r2, "")
 	if ids := slices.Sorted(maps.Keys(byID(t, "harvest after the restart", inc2))); !slices.Equal(ids, []string{"ark:12345/x5f", "ark:12345/x5h"}) {
 		t.Errorf("harvest from %s after the restart: %v, want x5f, x5h", r2, ids)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -22,7 +23,7 @@ import (
 // ark:12345/t1; it waits until they are in a complete second.
 func startOAISite(t *testing.T) *caddytest.APISite {
 	t.Helper()
-	needTool(t, "xmllint", "libxml2-utils")
+	testkit.NeedTool(t, "xmllint", "libxml2-utils")
 	s := caddytest.StartAPISite(t, oaiBlock+"\n\t\tminter ark:12345/m7 .sdddd")
 	for _, c := range []struct{ id, body string }{
 		{"ark:12345/x5a", `{"target": "https://repo.example.org/a", "meta": {"what": "Radium & polonium", "who": "Curie, Marie", "when": "1898"}}`},
@@ -39,7 +40,7 @@ func startOAISite(t *testing.T) *caddytest.APISite {
 	if got := s.Call("POST", "/mint/ark:12345/m7", "editor", ""); got.Status != http.StatusCreated {
 		t.Fatalf("mint: %d %s", got.Status, got.Body)
 	}
-	nextSecond()
+	testkit.NextSecond()
 	return s
 }
 
@@ -240,7 +241,7 @@ func TestOAIConfigRefused(t *testing.T) {
 // entry once, its withdrawn one deleted, the token resuming at a
 // position in the mapped file.
 func TestOAICompiledTable(t *testing.T) {
-	needTool(t, "xmllint", "libxml2-utils")
+	testkit.NeedTool(t, "xmllint", "libxml2-utils")
 	var entries []table.Entry
 	for i := range 8 {
 		entries = append(entries, table.Entry{ID: "ark:12345/c" + strconv.Itoa(i) + "x", Target: "https://repo.example.org/" + strconv.Itoa(i)})
@@ -251,7 +252,7 @@ func TestOAICompiledTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := caddytest.StartSite(t, "ark {\n\t\tnaan 12345\n\t\ttable "+compiled+"\n\t\t"+oaiBlock+"\n\t}")
-	nextSecond()
+	testkit.NextSecond()
 	seen := map[string]string{}
 	q := "verb=ListIdentifiers&metadataPrefix=oai_dc&set=ark:12345"
 	for pages := 1; ; pages++ {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 )
 
 // TestPeopleConsole: the console of a person signed in by the site's
@@ -43,7 +45,7 @@ func TestPeopleConsole(t *testing.T) {
 		if got.Status != http.StatusOK {
 			t.Fatalf("the feed of %s: %d %s", writer, got.Status, got.Body)
 		}
-		return feed(got.Body)
+		return caddytest.ChangeFeed(got.Body)
 	}
 	if rows := feedOf("person:erin"); fmt.Sprint(rows) != fmt.Sprint([]string{"ark:12345/x5e1: bound to https://repo.example.org/e1 (302)"}) {
 		t.Errorf("the feed of person:erin: %q", rows)

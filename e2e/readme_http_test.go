@@ -176,7 +176,7 @@ func startExampleSite(t *testing.T) string {
 	t.Cleanup(func() { _ = caddy.Stop() })
 	// The example's map entries changed, for OAI-PMH, when the config was
 	// loaded; a list holds what changed before the second it is asked in.
-	nextSecond()
+	testkit.NextSecond()
 	return "127.0.0.1:" + port
 }
 

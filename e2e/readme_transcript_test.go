@@ -269,7 +269,7 @@ func TestDocsAPITranscriptsAreRealRuns(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no API transcript found in README.md or docs/")
 	}
-	bin := caddyBinary(t)
+	bin := caddytest.Binary(t)
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) {
 			dir := t.TempDir()

@@ -57,7 +57,7 @@ func TestDocsHTTPSamplesThroughXcaddyBuild(t *testing.T) {
 	startBinary(t, bin, env, addr, "run", "--config", config)
 	// As for the in-process site: OAI-PMH lists hold what changed before
 	// the second they are asked in, and the map entries changed at load.
-	nextSecond()
+	testkit.NextSecond()
 	checkDocsHTTPSamples(t, addr)
 }
 

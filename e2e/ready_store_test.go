@@ -85,7 +85,7 @@ func TestReadyKeepsPostgresDetailsFromAnyone(t *testing.T) {
 	secrets := []string{"user=", "database=", strings.TrimPrefix(u.Path, "/"), u.Host, ":" + u.Port()}
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
 	ops := caddytest.NewOpsSite(t)
-	body := strings.Replace(pgSiteBody(dsn, tablePath), "minter ark:12345/b3 .sdddd", "minter ark:12345/b3 .sdddd\n\t\tready /healthz/ark", 1)
+	body := strings.Replace(caddytest.PGSiteBody(dsn, tablePath), "minter ark:12345/b3 .sdddd", "minter ark:12345/b3 .sdddd\n\t\tready /healthz/ark", 1)
 	if err := ops.Load(body); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // again once a good file is renamed over it and watch swaps it in. A
 // ready path where identifiers or the API are answered is refused.
 func TestReadyFlipsWithADamagedTable(t *testing.T) {
-	path := compileFile(t, testkit.EveryField)
+	path := caddytest.CompileFile(t, testkit.EveryField)
 	s := caddytest.StartOpsSite(t, "ark {\n\ttable "+path+"\n\tforeign 404\n\twatch 100ms\n\tready /healthz/ark\n}")
 	expectReady := func(status int, body string) {
 		t.Helper()

@@ -19,7 +19,7 @@ func TestRefusalsArePagesForBrowsers(t *testing.T) {
 		organization "Example Museum"
 		map ark:12345/gone 410
 	}`)
-	nope := s.Do(http.MethodGet, "/ark:/12345/no-pe", acceptHTML)
+	nope := s.Do(http.MethodGet, "/ark:/12345/no-pe", caddytest.AcceptHTML)
 	if nope.Status != http.StatusNotFound || nope.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("404 for a browser: %d %q", nope.Status, nope.Header.Get("Content-Type"))
 	}
@@ -28,15 +28,15 @@ func TestRefusalsArePagesForBrowsers(t *testing.T) {
 			t.Errorf("404 page lacks %q:\n%s", want, nope.Body)
 		}
 	}
-	gone := s.Do(http.MethodGet, "/ark:12345/gone", acceptHTML)
+	gone := s.Do(http.MethodGet, "/ark:12345/gone", caddytest.AcceptHTML)
 	if gone.Status != http.StatusGone || !strings.Contains(gone.Body, `<a href="`+s.Base+`/ark:12345/gone?info">its metadata</a>`) {
 		t.Errorf("410 page: %d\n%s", gone.Status, gone.Body)
 	}
-	bad := s.Do(http.MethodGet, "/ark:99999/x", acceptHTML)
+	bad := s.Do(http.MethodGet, "/ark:99999/x", caddytest.AcceptHTML)
 	if bad.Status != http.StatusBadRequest || !strings.Contains(bad.Body, "<h1>Bad Request</h1>") || !strings.Contains(bad.Body, "NAAN 99999") {
 		t.Errorf("400 page: %d\n%s", bad.Status, bad.Body)
 	}
-	for _, accept := range []http.Header{nil, {"Accept": {"*/*"}}, acceptJSON} {
+	for _, accept := range []http.Header{nil, {"Accept": {"*/*"}}, caddytest.AcceptJSON} {
 		got := s.Do(http.MethodGet, "/ark:12345/nope", accept)
 		if got.Body != "404 Not Found: ark:12345/nope is not assigned here\n" || got.Header.Get("Vary") != "Accept" {
 			t.Errorf("Accept %v: got %q (Vary %q), want the one-line text", accept, got.Body, got.Header.Get("Vary"))
@@ -83,7 +83,7 @@ func TestOrganizationNamesTheCommitment(t *testing.T) {
 	if !strings.Contains(anvl.Body, "erc-support:\nwho: Example Museum\n") {
 		t.Errorf("ANVL commitment:\n%s", anvl.Body)
 	}
-	page := s.Do(http.MethodGet, "/ark:12345/x5?info", acceptHTML)
+	page := s.Do(http.MethodGet, "/ark:12345/x5?info", caddytest.AcceptHTML)
 	if !strings.Contains(page.Body, `<a href="`+s.Base+`/">Example Museum</a>`) {
 		t.Errorf("HTML page does not link the organization home:\n%s", page.Body)
 	}

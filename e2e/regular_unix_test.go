@@ -33,7 +33,7 @@ func TestTablesMustBeRegularFiles(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", path, err, want)
 		}
 	}
-	_, errOut, status := runCaddy(t, "", "ark", "check", fifo)
+	_, errOut, status := caddytest.RunCaddy(t, "", "ark", "check", fifo)
 	if status != 1 || !strings.Contains(errOut, "not a regular file (a FIFO)") {
 		t.Errorf("check: status %d, stderr %q", status, errOut)
 	}

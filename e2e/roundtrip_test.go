@@ -30,10 +30,10 @@ const roundTripTable = `{"entries": [
 func compileExport(t *testing.T, path string) string {
 	t.Helper()
 	compiled := filepath.Join(t.TempDir(), "c.arkt")
-	if _, stderr, status := runCaddy(t, "", "ark", "compile", path, "-o", compiled); status != 0 {
+	if _, stderr, status := caddytest.RunCaddy(t, "", "ark", "compile", path, "-o", compiled); status != 0 {
 		t.Fatalf("compile %s: %s", path, stderr)
 	}
-	out, stderr, status := runCaddy(t, "", "ark", "export", compiled)
+	out, stderr, status := caddytest.RunCaddy(t, "", "ark", "export", compiled)
 	if status != 0 {
 		t.Fatalf("export: %s", stderr)
 	}
@@ -45,7 +45,7 @@ func compileExport(t *testing.T, path string) string {
 func importJSON(t *testing.T, path string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "imported.json")
-	if _, stderr, status := runCaddy(t, "", "ark", "import", "-o", out, path); status != 0 {
+	if _, stderr, status := caddytest.RunCaddy(t, "", "ark", "import", "-o", out, path); status != 0 {
 		t.Fatalf("import %s: %s", path, stderr)
 	}
 	data, err := os.ReadFile(out)
@@ -66,13 +66,13 @@ func TestRoundTripCompileExportImport(t *testing.T) {
 		t.Errorf("the export changed on its way through import:\nfirst:\n%s\nagain:\n%s\nimported:\n%s", first, again, imported)
 	}
 	// Standard input, told by its first byte.
-	stdout, stderr, status := runCaddy(t, first, "ark", "import", "-")
+	stdout, stderr, status := caddytest.RunCaddy(t, first, "ark", "import", "-")
 	if status != 0 || stdout != imported || stderr != "stdin (json): 8 identifiers\n" {
 		t.Errorf("import - : status %d, stderr %q, stdout:\n%s", status, stderr, stdout)
 	}
 	// A table the reader refuses is refused with its line.
 	bad := testkit.WriteFile(t, "bad.json", "{\"entries\": [\n{\"id\": \"ark:12345/a\", \"target\": \"/a\"},\n{\"id\": \"ark:12345/b\", \"tagret\": \"/b\"}\n]}\n")
-	if _, stderr, status := runCaddy(t, "", "ark", "import", bad); status != 1 || stderr != bad+":3: unknown field \"tagret\" (an entry has id, target, status, passthrough and meta)\nError: "+bad+": 1 problem: the table was not completed\n" {
+	if _, stderr, status := caddytest.RunCaddy(t, "", "ark", "import", bad); status != 1 || stderr != bad+":3: unknown field \"tagret\" (an entry has id, target, status, passthrough and meta)\nError: "+bad+": 1 problem: the table was not completed\n" {
 		t.Errorf("a bad table: status %d, stderr %q", status, stderr)
 	}
 }
@@ -107,7 +107,7 @@ func TestRoundTripAPIExport(t *testing.T) {
 	first := export(s)
 	reasons := map[string]string{"ark:12345/a3": "Duplicate of ark:12345/x5a1", "ark:12345/a4": "Never published"}
 	for id, reason := range reasons {
-		if got := decodeRecord(t, s.Do(http.MethodGet, "/"+id+"?info", acceptJSON)); got.Reason != reason {
+		if got := caddytest.DecodeRecord(t, s.Do(http.MethodGet, "/"+id+"?info", caddytest.AcceptJSON)); got.Reason != reason {
 			t.Errorf("%s: the store's ?info gives the reason %q, want %q", id, got.Reason, reason)
 		}
 	}
@@ -132,7 +132,7 @@ func TestRoundTripAPIExport(t *testing.T) {
 	// The export served as a table gives the reasons the store gave.
 	tbl := caddytest.StartSite(t, "ark {\n\t\tnaan 12345\n\t\ttable "+exported+"\n\t}")
 	for id, reason := range reasons {
-		if got := decodeRecord(t, tbl.Do(http.MethodGet, "/"+id+"?info", acceptJSON)); got.Reason != reason || got.Status != 410 {
+		if got := caddytest.DecodeRecord(t, tbl.Do(http.MethodGet, "/"+id+"?info", caddytest.AcceptJSON)); got.Reason != reason || got.Status != 410 {
 			t.Errorf("%s: the exported table's ?info gives %d, reason %q; want 410, %q", id, got.Status, got.Reason, reason)
 		}
 	}

@@ -3,9 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 
 	"github.com/caddyserver/caddy/v2"
 )

@@ -1,9 +1,10 @@
 package e2e
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"net/http"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )

@@ -1,12 +1,13 @@
 package e2e
 
 import (
-	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -178,7 +179,7 @@ func TestLinksetLevel2(t *testing.T) {
 			if got.Status != 200 || got.Header.Get("Content-Type") != typ {
 				t.Fatalf("%s: %d %q: %s", l.Target, got.Status, got.Header.Get("Content-Type"), got.Body)
 			}
-			if got.Header.Get("Access-Control-Allow-Origin") != "*" || !slices.Contains(links(got)["describes"], self) {
+			if got.Header.Get("Access-Control-Allow-Origin") != "*" || !slices.Contains(caddytest.Links(got)["describes"], self) {
 				t.Errorf("%s: headers %v", l.Target, got.Header)
 			}
 			var anchors map[string][]string // anchor: its relations

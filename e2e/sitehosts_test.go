@@ -30,7 +30,7 @@ func TestNamedSiteDoesNotReflectAForgedPort(t *testing.T) {
 		if link := describedBy(got); link != want {
 			t.Errorf("Host %q: Link %q, want %q", host, link, want)
 		}
-		_, record := siteGetWithHost(s, "/ark:12345/x5?info", host, acceptJSON)
+		_, record := siteGetWithHost(s, "/ark:12345/x5?info", host, caddytest.AcceptJSON)
 		if url, _ := record["url"].(string); !strings.HasPrefix(want, "<"+url) {
 			t.Errorf("Host %q: ?info url %q, want it to match %q", host, url, want)
 		}

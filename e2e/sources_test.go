@@ -177,11 +177,11 @@ func TestCheckTablesAgainstAStore(t *testing.T) {
 		"bolt":     {"--store", db},
 		"postgres": {"--store", dsn},
 	} {
-		_, _, err := runArkCommand(t, "", append(append([]string{"check"}, args...), tablePath)...)
+		_, _, err := caddytest.RunArkCommand(t, "", append(append([]string{"check"}, args...), tablePath)...)
 		if err == nil || !strings.Contains(err.Error(), tablePath+":3: entry 1: ark:12345/x5w is withdrawn in the store (version 1, by editor") {
 			t.Errorf("%s: check of a table reassigning a withdrawal: %v", name, err)
 		}
-		out, _, err := runArkCommand(t, "", append(append([]string{"check"}, args...), clean)...)
+		out, _, err := caddytest.RunArkCommand(t, "", append(append([]string{"check"}, args...), clean)...)
 		if err != nil || !strings.Contains(out, "no identifier of the tables is held by the store") {
 			t.Errorf("%s: check of a clean table: %v\n%s", name, err, out)
 		}
@@ -192,11 +192,11 @@ func TestCheckTablesAgainstAStore(t *testing.T) {
 		t.Fatalf("withdraw: %d %s", got.Status, got.Body)
 	}
 	t.Setenv("ARK_API_KEY", "editor-secret")
-	_, _, err := runArkCommand(t, "", "check", "--api", s.Base+"/api/ark", tablePath)
+	_, _, err := caddytest.RunArkCommand(t, "", "check", "--api", s.Base+"/api/ark", tablePath)
 	if err == nil || !strings.Contains(err.Error(), tablePath+":3: entry 1: ark:12345/x5w is withdrawn in the store: ") {
 		t.Errorf("--api: check of a table reassigning a withdrawal: %v", err)
 	}
-	if _, _, err := runArkCommand(t, "", "check", "--api", s.Base+"/api/ark", "--store", db, tablePath); err == nil {
+	if _, _, err := caddytest.RunArkCommand(t, "", "check", "--api", s.Base+"/api/ark", "--store", db, tablePath); err == nil {
 		t.Error("--api with --store: no error")
 	}
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
@@ -15,20 +14,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 )
 
-// apiStatsOf is GET stats as key sees it, with query.
-func apiStatsOf(s *caddytest.APISite, key, query string) *stats.Report {
-	s.T.Helper()
-	got := s.Call("GET", "/stats"+query, key, "")
-	if got.Status != http.StatusOK {
-		s.T.Fatalf("GET stats%s as %s: %d %s", query, key, got.Status, got.Body)
-	}
-	var r stats.Report
-	if err := json.Unmarshal([]byte(got.Body), &r); err != nil {
-		s.T.Fatalf("GET stats: %v: %s", err, got.Body)
-	}
-	return &r
-}
-
 // outcomesByShoulder returns a report's counts by shoulder and outcome.
 func outcomesByShoulder(r *stats.Report) map[string]map[string]uint64 {
 	got := map[string]map[string]uint64{}
@@ -36,30 +21,6 @@ func outcomesByShoulder(r *stats.Report) map[string]map[string]uint64 {
 		got[sh.Shoulder] = sh.Outcomes
 	}
 	return got
-}
-
-// apiResolveAll requests each path and expects its status.
-func apiResolveAll(s *caddytest.APISite, t *testing.T, want map[string]int) {
-	t.Helper()
-	for path, status := range want {
-		if got := s.Get(path); got.Status != status {
-			t.Fatalf("GET %s: %d, want %d", path, got.Status, status)
-		}
-	}
-}
-
-// requests is what the statistics tests ask a site with APISite's table
-// and ark:12345/x5b1 bound in the store, with the status of each.
-var statsRequests = map[string]int{
-	"/ark:12345/t1":         302, // the table
-	"/ark:/12345/t1":        302,
-	"/ark:12345/x5b1":       302, // the store
-	"/ark:12345/x5nothere":  404, // ours, under no configured shoulder
-	"/ark:12345/q9nothere":  404, // under a minter's shoulder
-	"/ark:54321/elsewhere":  302, // another NAAN's, to the global resolver
-	"/ark:12345/t1%zz":      400,
-	"/urn:isbn:978nothere":  404,
-	"/ark:12345/x5nothere2": 404,
 }
 
 // The statistics of a site through GET stats: counts by shoulder, day and
@@ -71,10 +32,10 @@ func TestStatsAPI(t *testing.T) {
 	if got := s.Call("PUT", "/id/ark:12345/x5b1", "editor", `{"target": "https://repo.example.org/b1"}`); got.Status != http.StatusCreated {
 		t.Fatalf("bind: %d %s", got.Status, got.Body)
 	}
-	apiResolveAll(s, t, statsRequests)
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
+	caddytest.ResolveAll(s, t, caddytest.StatsRequests)
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
 
-	r := apiStatsOf(s, "editor", "")
+	r := caddytest.StatsOf(s, "editor", "")
 	want := map[string]map[string]uint64{
 		"ark:12345/t1": {"redirect": 3},
 		"ark:12345/x5": {"redirect": 1},
@@ -98,7 +59,7 @@ func TestStatsAPI(t *testing.T) {
 
 	// The x5 key reads its shoulder only; requests naming none of the
 	// site's are for "*" scopes alone.
-	x5 := apiStatsOf(s, "x5", "?days=1")
+	x5 := caddytest.StatsOf(s, "x5", "?days=1")
 	if got := outcomesByShoulder(x5); !reflect.DeepEqual(got, map[string]map[string]uint64{"ark:12345/x5": {"redirect": 1}}) || x5.Total != 1 || len(x5.Days) != 1 {
 		t.Errorf("x5's report: shoulders %v, total %d, %d days", got, x5.Total, len(x5.Days))
 	}
@@ -126,7 +87,7 @@ func TestStatsAPI(t *testing.T) {
 			t.Errorf("%s stats%s as %q: %d %s; want %d saying %q", bad.method, bad.query, bad.key, got.Status, got.Body, bad.status, bad.says)
 		}
 	}
-	if r := apiStatsOf(s, "reader", "?from=2020-01-01&to=2020-01-31"); r.Total != 0 || len(r.Days) != 31 || len(r.Top) != 0 {
+	if r := caddytest.StatsOf(s, "reader", "?from=2020-01-01&to=2020-01-31"); r.Total != 0 || len(r.Days) != 31 || len(r.Top) != 0 {
 		t.Errorf("a period without requests: %+v", r)
 	}
 }
@@ -163,22 +124,22 @@ func TestStatsConfig(t *testing.T) {
 // unloaded, by a reload or a stop, and survive a restart.
 func TestStatsWrittenOnReloadAndStop(t *testing.T) {
 	s := caddytest.StartAPISite(t, "stats")
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
-	if r := apiStatsOf(s, "editor", "?days=1"); r.Total != 2 || r.Unwritten != 2 {
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
+	if r := caddytest.StatsOf(s, "editor", "?days=1"); r.Total != 2 || r.Unwritten != 2 {
 		t.Fatalf("before the reload: total %d, unwritten %d; want 2, 2", r.Total, r.Unwritten)
 	}
 	if err := s.Load(caddytest.APISiteBody(s.DB, s.Table, "stats {\n\t\t\ttop 50\n\t\t}")); err != nil {
 		t.Fatal(err)
 	}
-	if r := apiStatsOf(s, "editor", "?days=1"); r.Total != 2 || r.Unwritten != 0 || len(r.NotFound) != 1 {
+	if r := caddytest.StatsOf(s, "editor", "?days=1"); r.Total != 2 || r.Unwritten != 0 || len(r.NotFound) != 1 {
 		t.Fatalf("after the reload: total %d, unwritten %d, not found %v; want 2 written, and the name", r.Total, r.Unwritten, r.NotFound)
 	}
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302})
 	if err := caddy.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	restarted := &caddytest.APISite{Site: caddytest.StartSite(t, caddytest.APISiteBody(s.DB, s.Table, "stats")), DB: s.DB, Table: s.Table}
-	r := apiStatsOf(restarted, "editor", "?days=1")
+	r := caddytest.StatsOf(restarted, "editor", "?days=1")
 	if r.Total != 3 || r.Unwritten != 0 || !reflect.DeepEqual(r.Top, []stats.IDCount{{ID: "ark:12345/t1", Count: 2}}) {
 		t.Errorf("after a stop and a start: total %d, unwritten %d, top %v; want 3 written, t1 twice", r.Total, r.Unwritten, r.Top)
 	}
@@ -193,19 +154,19 @@ func TestStatsPostgres(t *testing.T) {
 		return strings.Replace(caddytest.APISiteBody("BOLT", tablePath, more), "store bolt BOLT", "store postgres "+dsn, 1)
 	}
 	s := &caddytest.APISite{Site: caddytest.StartSite(t, body("stats")), Table: tablePath}
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
 	if err := s.Load(body("stats {\n\t\t\ttop 50\n\t\t}")); err != nil {
 		t.Fatal(err)
 	}
-	if r := apiStatsOf(s, "editor", "?days=1"); r.Total != 2 || r.Unwritten != 0 {
+	if r := caddytest.StatsOf(s, "editor", "?days=1"); r.Total != 2 || r.Unwritten != 0 {
 		t.Fatalf("after the reload: total %d, unwritten %d; want 2 written", r.Total, r.Unwritten)
 	}
-	apiResolveAll(s, t, map[string]int{"/ark:12345/x5nothere": 404})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/x5nothere": 404})
 	if err := caddy.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	restarted := &caddytest.APISite{Site: caddytest.StartSite(t, body("stats")), Table: tablePath}
-	r := apiStatsOf(restarted, "editor", "?days=1")
+	r := caddytest.StatsOf(restarted, "editor", "?days=1")
 	if r.Total != 3 || r.Unwritten != 0 || !reflect.DeepEqual(r.NotFound, []stats.IDCount{{ID: "ark:12345/x5nothere", Count: 2}}) {
 		t.Errorf("after a stop and a start: total %d, unwritten %d, not found %v; want 3 written, x5nothere twice", r.Total, r.Unwritten, r.NotFound)
 	}

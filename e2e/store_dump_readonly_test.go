@@ -38,7 +38,7 @@ func TestStoreDumpLeavesAFileOfFormat1AsItWas(t *testing.T) {
 		{nil, v2},
 		{[]string{"--version", "1"}, string(v1)},
 	} {
-		got, stderr, status := runCaddy(t, "", append([]string{"ark", "store", "dump", "--store", path}, c.args...)...)
+		got, stderr, status := caddytest.RunCaddy(t, "", append([]string{"ark", "store", "dump", "--store", path}, c.args...)...)
 		if status != 0 || strings.Contains(stderr, "upgraded") || !strings.Contains(stderr, "dumped 46 bindings, 48 history records, 2 counters") {
 			t.Errorf("dump %v of a file of format 1: status %d, stderr %s", c.args, status, stderr)
 		}
@@ -61,7 +61,7 @@ func TestStoreDumpLeavesAFileOfFormat1AsItWas(t *testing.T) {
 func TestStoreDumpOfAFileThatCaddyHolds(t *testing.T) {
 	s := caddytest.StartAPISite(t, "")
 	out := filepath.Join(t.TempDir(), "dump.ndjson")
-	stdout, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.DB, "-o", out)
+	stdout, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", s.DB, "-o", out)
 	if status == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 ||
 		!strings.Contains(stderr, "a running Caddy holds") || !strings.Contains(stderr, "caddy ark store backup") {
 		t.Errorf("dump of a file Caddy holds: status %d, stdout %q, stderr %q; want one line saying a running Caddy holds it and to dump a backup", status, stdout, stderr)

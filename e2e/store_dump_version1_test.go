@@ -33,11 +33,11 @@ func TestStoreDumpVersion1LeavesStatisticsOutOnlyWhenTold(t *testing.T) {
 			t.Fatalf("%s %s: %d %s", c.method, c.path, got.Status, got.Body)
 		}
 	}
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/m1": 410, "/ark:12345/x5nothere": 404})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/m1": 410, "/ark:12345/x5nothere": 404})
 	// Caddy lets go of the file, and writes the statistics it holds.
 	caddytest.StartSite(t, `respond "elsewhere" 200`)
 
-	full, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
+	full, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
 	if status != 0 {
 		t.Fatalf("store dump: status %d, %s", status, stderr)
 	}
@@ -55,7 +55,7 @@ func TestStoreDumpVersion1LeavesStatisticsOutOnlyWhenTold(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "v1.ndjson")
 	for _, args := range [][]string{{"--version", "1"}, {"--version", "1", "-o", out}} {
-		stdout, stderr, status := runCaddy(t, "", append([]string{"ark", "store", "dump", "--store", s.DB}, args...)...)
+		stdout, stderr, status := caddytest.RunCaddy(t, "", append([]string{"ark", "store", "dump", "--store", s.DB}, args...)...)
 		if status == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 ||
 			!strings.Contains(stderr, "holds "+strconv.Itoa(rows)+" statistics rows, which a dump of version 1 cannot hold") || !strings.Contains(stderr, "--without-stats") {
 			t.Errorf("dump %v of a store with statistics: status %d, stdout %q, stderr %q; want it refused in one line naming the rows and --without-stats", args, status, stdout, stderr)
@@ -65,7 +65,7 @@ func TestStoreDumpVersion1LeavesStatisticsOutOnlyWhenTold(t *testing.T) {
 		t.Errorf("a refused dump left %v in the directory of -o", names)
 	}
 
-	_, stderr, status = runCaddy(t, "", "ark", "store", "dump", "--store", s.DB, "--version", "1", "--without-stats", "-o", out)
+	_, stderr, status = caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", s.DB, "--version", "1", "--without-stats", "-o", out)
 	if status != 0 || !strings.Contains(stderr, "(version 1); left out "+strconv.Itoa(rows)+" statistics rows") {
 		t.Fatalf("dump --version 1 --without-stats: status %d, %s", status, stderr)
 	}
@@ -76,24 +76,24 @@ func TestStoreDumpVersion1LeavesStatisticsOutOnlyWhenTold(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("the dump of version 1:\n%s\nwant the version-2 dump without its statistics:\n%s", got, want)
 	}
-	if stdout, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.DB, "--version", "1", "--without-stats"); status != 0 || stdout != want {
+	if stdout, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", s.DB, "--version", "1", "--without-stats"); status != 0 || stdout != want {
 		t.Errorf("dump --version 1 --without-stats to standard output: status %d, %s\n%s", status, stderr, stdout)
 	}
 
 	// It loads into a new store, which holds what the first did but the
 	// statistics.
 	loaded := filepath.Join(t.TempDir(), "loaded.db")
-	if _, stderr, status := runCaddy(t, "", "ark", "store", "load", "--store", loaded, out); status != 0 || !strings.Contains(stderr, "0 statistics rows") {
+	if _, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "load", "--store", loaded, out); status != 0 || !strings.Contains(stderr, "0 statistics rows") {
 		t.Fatalf("store load of the version-1 dump: status %d, %s", status, stderr)
 	}
-	again, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", loaded)
+	again, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", loaded)
 	if wantAgain := end.ReplaceAllString(statLine.ReplaceAllString(full, ""), `,"stats":0}}`+"\n"); status != 0 || again != wantAgain {
 		t.Errorf("the store loaded from version 1 dumps (status %d, %s):\n%s\nwant the first store's dump without statistics:\n%s", status, stderr, again, wantAgain)
 	}
-	if _, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", loaded, "--without-stats"); status == 0 || !strings.Contains(stderr, "--without-stats goes with --version 1") {
+	if _, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", loaded, "--without-stats"); status == 0 || !strings.Contains(stderr, "--without-stats goes with --version 1") {
 		t.Errorf("--without-stats without --version 1: status %d, %s", status, stderr)
 	}
-	if _, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", loaded, "--version", "3"); status == 0 || !strings.Contains(stderr, "--version 3") {
+	if _, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", loaded, "--version", "3"); status == 0 || !strings.Contains(stderr, "--version 3") {
 		t.Errorf("--version 3: status %d, %s", status, stderr)
 	}
 }
@@ -110,7 +110,7 @@ func TestStoreDumpVersion1OfAStoreWithoutStatistics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", path, "--version", "1")
+	got, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", path, "--version", "1")
 	if status != 0 || !strings.Contains(stderr, "dumped 46 bindings, 48 history records, 2 counters (version 1)\n") || strings.Contains(stderr, "left out") {
 		t.Fatalf("dump --version 1 of a store without statistics: status %d, %s", status, stderr)
 	}

@@ -25,7 +25,7 @@ func TestStoreLoadRefusesWhatNoWriteMakes(t *testing.T) {
 		}
 	}
 	caddytest.StartSite(t, `respond "elsewhere" 200`) // Caddy lets go of the file
-	dump, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
+	dump, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
 	if status != 0 {
 		t.Fatalf("store dump: %d %s", status, stderr)
 	}
@@ -40,7 +40,7 @@ func TestStoreLoadRefusesWhatNoWriteMakes(t *testing.T) {
 			t.Fatalf("%s: the dump holds no %s:\n%s", c.what, c.old, dump)
 		}
 		db := filepath.Join(t.TempDir(), "loaded.db")
-		_, stderr, status := runCaddy(t, edited, "ark", "store", "load", "--store", db)
+		_, stderr, status := caddytest.RunCaddy(t, edited, "ark", "store", "load", "--store", db)
 		if status == 0 || !strings.Contains(stderr, "nothing loaded") || !strings.Contains(stderr, "line 2: ark:12345/x5a: ") && !strings.Contains(stderr, "line 3: ark:12345/x5b: ") || !strings.Contains(stderr, c.says) {
 			t.Errorf("loading a dump holding %s: status %d, %s", c.what, status, stderr)
 		}
@@ -51,7 +51,7 @@ func TestStoreLoadRefusesWhatNoWriteMakes(t *testing.T) {
 	}
 
 	db := filepath.Join(t.TempDir(), "inplace.db")
-	if _, stderr, status := runCaddy(t, strings.Replace(dump, `"/objects/b.txt"`, `"/.well-known/b.txt"`, 1), "ark", "store", "load", "--store", db); status != 0 {
+	if _, stderr, status := caddytest.RunCaddy(t, strings.Replace(dump, `"/objects/b.txt"`, `"/.well-known/b.txt"`, 1), "ark", "store", "load", "--store", db); status != 0 {
 		t.Fatalf("loading a dump with an in-place target under a hidden segment: %d %s", status, stderr)
 	}
 }
@@ -66,12 +66,12 @@ func TestStoreLoadedMayNotHoldWhatATableAssigns(t *testing.T) {
 		t.Fatalf("PUT: %d %s", got.Status, got.Body)
 	}
 	caddytest.StartSite(t, `respond "elsewhere" 200`) // Caddy lets go of the file
-	dump, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
+	dump, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
 	if status != 0 {
 		t.Fatalf("store dump: %d %s", status, stderr)
 	}
 	db := filepath.Join(t.TempDir(), "loaded.db")
-	if _, stderr, status := runCaddy(t, strings.ReplaceAll(dump, "ark:12345/x5a", "ark:12345/t1"), "ark", "store", "load", "--store", db); status != 0 {
+	if _, stderr, status := caddytest.RunCaddy(t, strings.ReplaceAll(dump, "ark:12345/x5a", "ark:12345/t1"), "ark", "store", "load", "--store", db); status != 0 {
 		t.Fatalf("store load: %d %s", status, stderr)
 	}
 	err := caddytest.NewOpsSite(t).Load(caddytest.APISiteBody(db, s.Table, ""))

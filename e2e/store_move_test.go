@@ -46,12 +46,12 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 		}
 	}
 	today := time.Now().UTC()
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:/12345/t1": 302, "/ark:12345/m2": 410, "/ark:12345/x5nothere": 404, "/ark:54321/elsewhere": 302, "/ark:12345/t1%zz": 400})
-	apiResolveAll(s, t, map[string]int{"/ark:12345/x5nothere": 404})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:/12345/t1": 302, "/ark:12345/m2": 410, "/ark:12345/x5nothere": 404, "/ark:54321/elsewhere": 302, "/ark:12345/t1%zz": 400})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/x5nothere": 404})
 	export := s.Call("GET", "/export", "editor", "").Body
 	history := s.Lookup("ark:12345/m1").History
 	period := "?from=" + today.Format(time.DateOnly) + "&to=" + today.AddDate(0, 0, 1).Format(time.DateOnly)
-	statsBefore := apiStatsOf(s, "editor", period)
+	statsBefore := caddytest.StatsOf(s, "editor", period)
 	if statsBefore.Total != 5 || len(statsBefore.NotFound) != 1 || len(statsBefore.Top) == 0 {
 		t.Fatalf("the first site's statistics: %+v", statsBefore)
 	}
@@ -61,7 +61,7 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 
 	dump := func(args ...string) string {
 		t.Helper()
-		out, stderr, status := runCaddy(t, "", append([]string{"ark", "store", "dump"}, args...)...)
+		out, stderr, status := caddytest.RunCaddy(t, "", append([]string{"ark", "store", "dump"}, args...)...)
 		if status != 0 {
 			t.Fatalf("store dump %v: %s", args, stderr)
 		}
@@ -69,11 +69,11 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 	}
 	load := func(in string, args ...string) {
 		t.Helper()
-		if _, stderr, status := runCaddy(t, in, append([]string{"ark", "store", "load"}, args...)...); status != 0 {
+		if _, stderr, status := caddytest.RunCaddy(t, in, append([]string{"ark", "store", "load"}, args...)...); status != 0 {
 			t.Fatalf("store load %v: %s", args, stderr)
 		}
 	}
-	first, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
+	first, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", s.DB)
 	if status != 0 || !strings.Contains(stderr, "statistics rows") {
 		t.Fatalf("store dump: status %d, %s", status, stderr)
 	}
@@ -83,7 +83,7 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 		t.Errorf("the dump of the first store:\n%s", first)
 	}
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	if _, stderr, status := runCaddy(t, first, "ark", "store", "load", "--store", dsn, "--schema", "moved"); status != 0 || !strings.Contains(stderr, "statistics rows") {
+	if _, stderr, status := caddytest.RunCaddy(t, first, "ark", "store", "load", "--store", dsn, "--schema", "moved"); status != 0 || !strings.Contains(stderr, "statistics rows") {
 		t.Fatalf("store load: status %d, %s", status, stderr)
 	}
 	if again := dump("--store", dsn, "--schema", "moved"); again != first {
@@ -100,7 +100,7 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 	// Into a store that holds anything: refused, and it is left as it was.
 	for _, target := range [][]string{{"--store", dsn, "--schema", "moved"}, {"--store", second}} {
 		before := dump(target...)
-		_, stderr, status := runCaddy(t, first, append([]string{"ark", "store", "load"}, target...)...)
+		_, stderr, status := caddytest.RunCaddy(t, first, append([]string{"ark", "store", "load"}, target...)...)
 		if status != 1 || !strings.Contains(stderr, "nothing loaded: the store is not empty") {
 			t.Errorf("load into %v, not empty: status %d, %s", target, status, stderr)
 		}
@@ -111,14 +111,14 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 	// A dump cut short loads nothing; a bolt file that is not there is
 	// not made by dump.
 	cut := filepath.Join(t.TempDir(), "cut.db")
-	if _, stderr, status := runCaddy(t, first[:len(first)/2], "ark", "store", "load", "--store", cut); status != 1 || !strings.Contains(stderr, "nothing loaded") {
+	if _, stderr, status := caddytest.RunCaddy(t, first[:len(first)/2], "ark", "store", "load", "--store", cut); status != 1 || !strings.Contains(stderr, "nothing loaded") {
 		t.Errorf("a dump cut short: status %d, %s", status, stderr)
 	}
 	if got := dump("--store", cut); !strings.Contains(got, `"end":{"bindings":0,"changes":0,"counters":0,"stats":0}`) {
 		t.Errorf("a dump cut short kept something:\n%s", got)
 	}
 	missing := filepath.Join(t.TempDir(), "missing.db")
-	if _, _, status := runCaddy(t, "", "ark", "store", "dump", "--store", missing); status != 1 {
+	if _, _, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", missing); status != 1 {
 		t.Errorf("dump of a missing file: status %d", status)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
@@ -129,7 +129,7 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 	moved := &caddytest.APISite{DB: second, Table: s.Table}
 	moved.Site = caddytest.StartSite(t, caddytest.APISiteBody(second, s.Table, storeMinter+"\n\t\tstats"))
 	statsBefore.Unwritten = 0 // written to the store since
-	if got := apiStatsOf(moved, "editor", period); !reflect.DeepEqual(got, statsBefore) {
+	if got := caddytest.StatsOf(moved, "editor", period); !reflect.DeepEqual(got, statsBefore) {
 		t.Errorf("the moved store's statistics:\n%+v\nthe first's:\n%+v", got, statsBefore)
 	}
 	if got := moved.Call("GET", "/export", "editor", "").Body; got != export {
@@ -141,7 +141,7 @@ func TestStoreMovesBoltPostgresBolt(t *testing.T) {
 	if got := moved.Get("/ark:12345/m2"); got.Status != http.StatusGone {
 		t.Errorf("the moved withdrawal answers %d", got.Status)
 	}
-	ids := minted(t, moved.Call("POST", "/mint/ark:12345/x5", "editor", ""))
+	ids := caddytest.Minted(t, moved.Call("POST", "/mint/ark:12345/x5", "editor", ""))
 	if len(ids) != 1 || strings.Contains(first, `"`+ids[0]+`"`) {
 		t.Errorf("minting after the move gave %v, minted before the move: the counter did not move", ids)
 	}
@@ -207,16 +207,16 @@ func TestAPIBackupWhileWriting(t *testing.T) {
 
 	t.Setenv("ARK_API_KEY", "admin-secret")
 	out := filepath.Join(t.TempDir(), "backup.db")
-	_, stderr, status := runCaddy(t, "", "ark", "store", "backup", "--api", s.Base+"/api/ark", "-o", out)
+	_, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "backup", "--api", s.Base+"/api/ark", "-o", out)
 	if status != 0 || !strings.Contains(stderr, "checked") {
 		t.Fatalf("caddy ark store backup: status %d, %s", status, stderr)
 	}
-	dumped, stderr, status := runCaddy(t, "", "ark", "store", "dump", "--store", out)
+	dumped, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "dump", "--store", out)
 	if status != 0 || !strings.Contains(dumped, `"id":"ark:12345/b0"`) {
 		t.Errorf("dump of the backup: status %d, %s", status, stderr)
 	}
 	t.Setenv("ARK_API_KEY", "editor-secret")
-	if _, stderr, status := runCaddy(t, "", "ark", "store", "backup", "--api", s.Base+"/api/ark", "-o", filepath.Join(t.TempDir(), "no.db")); status != 1 || !strings.Contains(stderr, "403") {
+	if _, stderr, status := caddytest.RunCaddy(t, "", "ark", "store", "backup", "--api", s.Base+"/api/ark", "-o", filepath.Join(t.TempDir(), "no.db")); status != 1 || !strings.Contains(stderr, "403") {
 		t.Errorf("backup with the editor key: status %d, %s", status, stderr)
 	}
 }
@@ -255,8 +255,8 @@ func TestAPIBackupHoldsStatistics(t *testing.T) {
 	s := &caddytest.APISite{DB: filepath.Join(t.TempDir(), "ark.db"), Table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})}
 	body := strings.Replace(caddytest.APISiteBody(s.DB, s.Table, "stats"), "api /api/ark {", "api /api/ark {\n\t\t\tkey admin "+caddytest.KeyHash("admin-secret")+" admin", 1)
 	s.Site = caddytest.StartSite(t, body)
-	apiResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
-	apiResolveAll(s, t, map[string]int{"/ark:12345/x5nothere": 404})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/t1": 302, "/ark:12345/x5nothere": 404})
+	caddytest.ResolveAll(s, t, map[string]int{"/ark:12345/x5nothere": 404})
 	if err := s.Load(body); err != nil { // writes the counts
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 func TestPostgresAPIUnavailable(t *testing.T) {
 	c := testkit.StartPostgres(t)
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	s := &caddytest.APISite{Site: caddytest.StartSite(t, pgSiteBody(c.CreateDB(t), tablePath)), Table: tablePath}
+	s := &caddytest.APISite{Site: caddytest.StartSite(t, caddytest.PGSiteBody(c.CreateDB(t), tablePath)), Table: tablePath}
 	if got := s.Call("PUT", "/id/ark:12345/b3up", "editor", `{"target": "https://repo.example.org/up"}`); got.Status != http.StatusCreated {
 		t.Fatalf("bind before the outage: %d %s", got.Status, got.Body)
 	}

@@ -96,7 +96,7 @@ func TestPostgresHangFailsFast(t *testing.T) {
 	dsn := c.CreateDB(t)
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
 	ops := caddytest.NewOpsSite(t)
-	body := strings.Replace(pgSiteBody(dsn, tablePath), "store postgres "+dsn, "store postgres "+dsn+" {\n\t\t\ttimeout 1s\n\t\t}", 1)
+	body := strings.Replace(caddytest.PGSiteBody(dsn, tablePath), "store postgres "+dsn, "store postgres "+dsn+" {\n\t\t\ttimeout 1s\n\t\t}", 1)
 	body = strings.Replace(body, "minter ark:12345/b3 .sdddd", "minter ark:12345/b3 .sdddd\n\t\tready /healthz/ark", 1)
 	if err := ops.Load(body); err != nil {
 		t.Fatal(err)

@@ -17,13 +17,13 @@ func TestPostgresDownStoredKeyIsUnavailableNotUnknown(t *testing.T) {
 	c := testkit.StartPostgres(t)
 	dsn := c.CreateDB(t)
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	s := &caddytest.APISite{Site: caddytest.StartSite(t, adminKeys(pgSiteBody(dsn, tablePath))), Table: tablePath}
-	k := addKey(t, s, api.KeyRequest{Name: "vendor", Scopes: []string{"read:ark:12345"}})
+	s := &caddytest.APISite{Site: caddytest.StartSite(t, caddytest.AdminKeys(caddytest.PGSiteBody(dsn, tablePath))), Table: tablePath}
+	k := caddytest.AddKey(t, s, api.KeyRequest{Name: "vendor", Scopes: []string{"read:ark:12345"}})
 
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	got := callSecret(t, s, "GET", "/id/ark:12345/t1", k.Secret, "")
+	got := caddytest.CallSecret(t, s, "GET", "/id/ark:12345/t1", k.Secret, "")
 	if got.Status != http.StatusServiceUnavailable || got.Header.Get("Retry-After") == "" {
 		t.Errorf("a stored key while the server is down: %d %s (Retry-After %q), want 503 with Retry-After", got.Status, got.Body, got.Header.Get("Retry-After"))
 	}
@@ -32,9 +32,9 @@ func TestPostgresDownStoredKeyIsUnavailableNotUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, "the stored key to work again", func() bool {
-		return callSecret(t, s, "GET", "/id/ark:12345/t1", k.Secret, "").Status != http.StatusServiceUnavailable
+		return caddytest.CallSecret(t, s, "GET", "/id/ark:12345/t1", k.Secret, "").Status != http.StatusServiceUnavailable
 	})
-	if got := callSecret(t, s, "GET", "/id/ark:12345/t1", k.Secret, ""); got.Status == http.StatusUnauthorized {
+	if got := caddytest.CallSecret(t, s, "GET", "/id/ark:12345/t1", k.Secret, ""); got.Status == http.StatusUnauthorized {
 		t.Errorf("the stored key once the server is back: %d %s", got.Status, got.Body)
 	}
 }

@@ -2,14 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,47 +13,11 @@ import (
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// pgSiteBody is an APISite's site block with the PostgreSQL store at dsn
-// instead of a bolt file, and a sequential minter under ark:12345/b3.
-func pgSiteBody(dsn, tablePath string) string {
-	return strings.Replace(caddytest.APISiteBody("BOLT", tablePath, "minter ark:12345/b3 .sdddd"), "store bolt BOLT", "store postgres "+dsn, 1)
-}
-
 // startPGNode starts a caddy process (the built binary) serving
 // pgSiteBody, and stops it by PID when the test ends.
 func startPGNode(t *testing.T, dsn, tablePath string) *caddytest.APISite {
 	t.Helper()
-	return startNode(t, pgSiteBody(dsn, tablePath), tablePath)
-}
-
-// startNode starts a caddy process (the built binary) serving the site
-// block body, whose table assigns ark:12345/t1, and stops it by PID when
-// the test ends.
-func startNode(t *testing.T, body, tablePath string) *caddytest.APISite {
-	t.Helper()
-	port := caddytest.FreePort(t)
-	dir := t.TempDir()
-	config := testkit.WriteFile(t, "Caddyfile", caddytest.GlobalOptions+"\n:"+strconv.Itoa(port)+" {\n\tbind 127.0.0.1\n"+body+"\n}\n")
-	cmd := exec.Command(caddyBinary(t), "run", "--config", config, "--adapter", "caddyfile")
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	node := &caddytest.APISite{Site: &caddytest.Site{T: t, Base: "http://127.0.0.1:" + strconv.Itoa(port)}, Table: tablePath}
-	testkit.WaitFor(t, "the caddy process to answer", func() bool {
-		resp, err := caddytest.Client.Get(node.Base + "/ark:12345/t1")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusFound
-	})
-	return node
+	return caddytest.StartNode(t, caddytest.PGSiteBody(dsn, tablePath), tablePath)
 }
 
 // eventually polls node for path until check holds, and returns how long
@@ -89,7 +48,7 @@ func redirectsTo(target string) func(caddytest.Answer) bool {
 func TestPostgresTwoNodes(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	a := &caddytest.APISite{Site: caddytest.StartSite(t, pgSiteBody(dsn, tablePath)), Table: tablePath}
+	a := &caddytest.APISite{Site: caddytest.StartSite(t, caddytest.PGSiteBody(dsn, tablePath)), Table: tablePath}
 	b := startPGNode(t, dsn, tablePath)
 
 	for _, n := range []struct {

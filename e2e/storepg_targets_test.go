@@ -52,7 +52,7 @@ func TestPostgresTargetsOneNodeChecks(t *testing.T) {
 	}
 	a := &caddytest.APISite{Site: caddytest.StartSite(t, body("node-a")), Table: tablePath}
 	testkit.WaitFor(t, "node a to check", func() bool { return seen()["node-a"] > 0 })
-	b := startNode(t, body("node-b"), tablePath)
+	b := caddytest.StartNode(t, body("node-b"), tablePath)
 
 	// Both report what node a found, and node b never checks meanwhile.
 	// (New targets are first due at times spread over the interval: the

@@ -59,7 +59,7 @@ func TestCheckCountsInWords(t *testing.T) {
 		{[]string{one}, one + ": 1 identifier\nok: 1 identifier (1 URN): 0 in place, 1 redirected, 0 related (303), 0 withdrawn (410)\n"},
 		{[]string{empty}, empty + ": 0 identifiers\nok: no identifiers: the table is empty ({\"entries\": []})\n"},
 	} {
-		out, errOut, status := runCaddy(t, "", append([]string{"ark", "check"}, tc.files...)...)
+		out, errOut, status := caddytest.RunCaddy(t, "", append([]string{"ark", "check"}, tc.files...)...)
 		if status != 0 || out != tc.want {
 			t.Errorf("%v: status %d, stdout:\n%s\nwant:\n%s\nstderr: %s", tc.files, status, out, tc.want, errOut)
 		}

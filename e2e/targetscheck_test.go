@@ -92,7 +92,7 @@ func TestTargetsCheckThroughCaddy(t *testing.T) {
 	db := t.TempDir() + "/ark.db"
 	body := func(more string) string {
 		return `
-	root * ` + hiddenRoot(t) + `
+	root * ` + testkit.HiddenRoot(t) + `
 	ark {
 		naan 12345
 		table ` + tablePath + `
@@ -132,7 +132,7 @@ func TestTargetsCheckThroughCaddy(t *testing.T) {
 		return cs[0].Checked.After(here.Checked)
 	})
 	after := s.Metrics()
-	if a, b := after[resolutions(resolve.OutcomeInPlace)], before[resolutions(resolve.OutcomeInPlace)]; a != b {
+	if a, b := after[caddytest.Resolutions(resolve.OutcomeInPlace)], before[caddytest.Resolutions(resolve.OutcomeInPlace)]; a != b {
 		t.Errorf("in-place checks counted as %v resolutions", a-b)
 	}
 	if after[`caddy_ark_target_checks_total{result="ok"}`] <= before[`caddy_ark_target_checks_total{result="ok"}`] {

@@ -169,21 +169,21 @@ func TestTargetsReport(t *testing.T) {
 	// caddy ark targets.
 	api := s.Base + "/api/ark"
 	t.Setenv("ARK_API_KEY", "editor-secret")
-	out, errOut, status := runCaddy(t, "", "ark", "targets", "--api", api, "--status", "broken")
+	out, errOut, status := caddytest.RunCaddy(t, "", "ark", "targets", "--api", api, "--status", "broken")
 	if lines := reportLines(t, out); status != 0 || len(lines) != 1 || lines["ark:12345/x5dead"].Code != "404" {
 		t.Errorf("caddy ark targets --status broken: %d %q %q", status, out, errOut)
 	}
-	out, errOut, status = runCaddy(t, "", "ark", "targets", "--api", api, "--prefix", "ark:12345/x5", "--csv")
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "targets", "--api", api, "--prefix", "ark:12345/x5", "--csv")
 	want := "id,target,state,code,failures,checked,since,final\n"
 	if status != 0 || !strings.HasPrefix(out, want) || !strings.Contains(out, "ark:12345/x5dead,"+o.URL+"/dead,broken,404,1,"+dead.Checked.UTC().Format(time.RFC3339)+",") || strings.Count(out, "\n") != 3 {
 		t.Errorf("caddy ark targets --csv: %d %q %q", status, out, errOut)
 	}
-	out, errOut, status = runCaddy(t, "", "ark", "targets", "--api", api, "--check", "--prefix", "ark:12345/x6")
+	out, errOut, status = caddytest.RunCaddy(t, "", "ark", "targets", "--api", api, "--check", "--prefix", "ark:12345/x6")
 	if status != 0 || out != "1 identifiers: their targets are checked next\n" {
 		t.Errorf("caddy ark targets --check: %d %q %q", status, out, errOut)
 	}
 	waitCheck(t, tc, o.URL+"/dead6", store.TargetBroken)
-	_, errOut, status = runCaddy(t, "", "ark", "targets", "--api", api, "--status", "gone")
+	_, errOut, status = caddytest.RunCaddy(t, "", "ark", "targets", "--api", api, "--status", "gone")
 	if status != 1 || !strings.Contains(errOut, "400 Bad Request: status gone") {
 		t.Errorf("caddy ark targets --status gone: %d %q", status, errOut)
 	}

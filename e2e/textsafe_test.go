@@ -23,7 +23,7 @@ func TestInvisibleCharactersLeaveVisibly(t *testing.T) {
 	meta := map[string]string{"what": "Invoice\u202Efdp.exe", "who": "A\u200Bdmin", "note": "x\u2066y\u2069z\u0085\u007f"}
 	table := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/v1", Target: "https://repo.example.org/\u202Egpj.exe", Meta: meta}})
 	s := &caddytest.APISite{DB: t.TempDir() + "/ark.db", Table: table}
-	storeAsBefore(t, s.DB, store.Binding{Key: "ark:12345/x5v3", Target: "https://repo.example.org/\u202Egpj.exe", Status: http.StatusFound, Meta: meta})
+	caddytest.StoreAsBefore(t, s.DB, store.Binding{Key: "ark:12345/x5v3", Target: "https://repo.example.org/\u202Egpj.exe", Status: http.StatusFound, Meta: meta})
 	s.Site = caddytest.StartSite(t, caddytest.APISiteBody(s.DB, s.Table, "map ark:12345/v2 https://repo.example.org/\u202Egpj.exe"))
 	raw := func(s string) bool {
 		return strings.ContainsFunc(s, func(c rune) bool { return c == '\u202E' || c == '\u200B' || c == '\u2066' || c == 0x85 || c == 0x7f })
@@ -40,7 +40,7 @@ func TestInvisibleCharactersLeaveVisibly(t *testing.T) {
 				!strings.Contains(anvl.Body, "\nnote: x%E2%81%A6y%E2%81%A9z%C2%85%7F\n")) {
 			t.Errorf("%s?info, ANVL:\n%s", id, anvl.Body)
 		}
-		js := s.Do("GET", "/"+id+"?info", acceptJSON)
+		js := s.Do("GET", "/"+id+"?info", caddytest.AcceptJSON)
 		if raw(js.Body) || !utf8.ValidString(js.Body) || !strings.Contains(js.Body, `"target": "https://repo.example.org/\u202Egpj.exe"`) ||
 			withMeta && (!strings.Contains(js.Body, `"what": "Invoice\u202Efdp.exe"`) || !strings.Contains(js.Body, `"note": "x\u2066y\u2069z\u0085\u007F"`)) {
 			t.Errorf("%s?info, JSON:\n%s", id, js.Body)
@@ -49,7 +49,7 @@ func TestInvisibleCharactersLeaveVisibly(t *testing.T) {
 		if err := json.Unmarshal([]byte(js.Body), &rec); err != nil || rec.Target != "https://repo.example.org/\u202Egpj.exe" {
 			t.Errorf("%s?info, JSON: the target reads back as %q (%v)", id, rec.Target, err)
 		}
-		page := s.Do("GET", "/"+id+"?info", acceptHTML)
+		page := s.Do("GET", "/"+id+"?info", caddytest.AcceptHTML)
 		if raw(page.Body) || !strings.Contains(page.Body, `<bdi>https://repo.example.org/<span class="ctl">U+202E</span>gpj.exe</bdi>`) ||
 			withMeta && (!strings.Contains(page.Body, `<h1><bdi>Invoice<span class="ctl">U+202E</span>fdp.exe</bdi></h1>`) ||
 				!strings.Contains(page.Body, `<title>Invoice[U&#43;202E]fdp.exe (`+id+`)</title>`) ||

@@ -71,7 +71,7 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 			testkit.ReplaceFile, map[string]any{"file": path, "entry": 0.0}},
 	}
 	for i, b := range bad {
-		before := s.Metrics()[tableLoads("watch", "error")]
+		before := s.Metrics()[caddytest.TableLoads("watch", "error")]
 		b.write(t, path, b.content)
 		testkit.WaitFor(t, b.name+" to be refused", func() bool { return len(caddytest.LogEntries(t, s.Log, notReloaded)) == i+1 })
 		e := caddytest.LogEntries(t, s.Log, notReloaded)[i]
@@ -83,7 +83,7 @@ func TestWatchSwapsGoodTablesAndKeepsServingThroughBadOnes(t *testing.T) {
 				t.Errorf("%s: logged %s %v, want %v (%v)", b.name, k, e[k], v, e)
 			}
 		}
-		if got := s.Metrics()[tableLoads("watch", "error")] - before; got != 1 {
+		if got := s.Metrics()[caddytest.TableLoads("watch", "error")] - before; got != 1 {
 			t.Errorf("%s: counted %v errors", b.name, got)
 		}
 		if got := location("ark:12345/x5wf6789"); got != "https://repo.example.org/v2" {

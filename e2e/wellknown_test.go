@@ -26,7 +26,7 @@ func TestWellKnownARKNamesTheServicePath(t *testing.T) {
 	if got := prefixed.Get("/resolver/.well-known/ark"); got.Body != "/resolver/" {
 		t.Errorf("under handle_path: got %d %q", got.Status, got.Body)
 	}
-	l := links(prefixed.Get("/resolver/ark:12345/x-5"))
+	l := caddytest.Links(prefixed.Get("/resolver/ark:12345/x-5"))
 	if len(l["describedby"]) == 0 || l["describedby"][0] != prefixed.Base+"/resolver/ark:12345/x5?info" {
 		t.Errorf("under handle_path: Link %v", l)
 	}
