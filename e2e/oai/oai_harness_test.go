@@ -1,4 +1,4 @@
-package e2e
+package oai
 
 import (
 	"bufio"
@@ -42,12 +42,12 @@ type harvested struct {
 	deleted       bool
 }
 
-// harvest runs HTTP::OAI::Harvester (testdata/oai/harvest.pl) against
+// harvest runs HTTP::OAI::Harvester (testdata/harvest.pl) against
 // the site's provider, following every resumption token, and returns the
 // records in the order listed and the first response's responseDate.
 func harvest(t *testing.T, s *caddytest.Site, verb, from, set string) ([]harvested, string) {
 	t.Helper()
-	out, err := exec.Command("perl", filepath.Join(caddytest.ModuleRoot(t), "e2e", "testdata", "oai", "harvest.pl"), s.Base+"/oai", verb, "oai_dc", from, set).CombinedOutput()
+	out, err := exec.Command("perl", filepath.Join(caddytest.ModuleRoot(t), "e2e", "oai", "testdata", "harvest.pl"), s.Base+"/oai", verb, "oai_dc", from, set).CombinedOutput()
 	if err != nil {
 		t.Fatalf("harvest %s from %q: %v\n%s", verb, from, err, out)
 	}
