@@ -11,11 +11,13 @@ import (
 	"testing"
 )
 
-// built is the caddy binary Binary builds, once per test process, in a
-// directory of its own that RemoveBinary removes.
+// built is the caddy binary Binary builds, once per test process; dir is
+// the directory of its own that RemoveBinary removes, when it is not in Go's
+// build cache.
 var built struct {
 	once sync.Once
 	path string
+	dir  string
 	err  error
 }
 
@@ -34,16 +36,18 @@ func Binary(t *testing.T) string {
 		t.Skip("no go command to build the binary with")
 	}
 	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "caddy-ark-cmd")
-		if err != nil {
-			built.err = err
+		root := ModuleRoot(t)
+		if built.path = cachedBinary(gobin, root); built.path != "" {
 			return
 		}
-		built.path = filepath.Join(dir, "caddy")
+		built.dir, built.err = os.MkdirTemp("", "caddy-ark-cmd")
+		if built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "caddy")
 		build := exec.Command(gobin, "build", "-o", built.path, "./cmd/caddy")
-		build.Dir = ModuleRoot(t)
-		out, err := build.CombinedOutput()
-		if err != nil {
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
 			built.err = errors.New(string(out))
 		}
 	})
@@ -51,6 +55,35 @@ func Binary(t *testing.T) string {
 		t.Fatalf("go build ./cmd/caddy: %v", built.err)
 	}
 	return built.path
+}
+
+// cachedBinary returns the path of ./cmd/caddy in Go's build cache, where
+// `go run` keeps the executables it builds, so the end-to-end packages,
+// each in a process of its own, link it once between them instead of once
+// each: `go run -exec echo` prints the executable's path instead of running
+// it. The first run of a new build prints a temporary path, removed as it
+// returns, and caches the executable; the second prints the cached one.
+// "" when the cache gives no path (GOCACHE=off, an error): Binary then
+// builds into a directory of its own.
+func cachedBinary(gobin, root string) string {
+	out, err := exec.Command(gobin, "env", "GOCACHE").Output()
+	cache := strings.TrimSpace(string(out))
+	if err != nil || cache == "" || cache == "off" {
+		return ""
+	}
+	for range 2 {
+		run := exec.Command(gobin, "run", "-exec", "echo", "./cmd/caddy")
+		run.Dir = root
+		out, err := run.Output()
+		if err != nil {
+			return ""
+		}
+		path := strings.TrimSpace(string(out))
+		if strings.HasPrefix(path, cache+string(filepath.Separator)) {
+			return path
+		}
+	}
+	return ""
 }
 
 // RunCaddy runs the built binary with args and stdin and returns its
@@ -72,9 +105,10 @@ func RunCaddy(t *testing.T, stdin string, args ...string) (stdout, stderr string
 	return out.String(), errOut.String(), status
 }
 
-// RemoveBinary removes the binary Binary built, if a test asked for it.
+// RemoveBinary removes the binary Binary built into a directory of its own,
+// if it did.
 func RemoveBinary() {
-	if built.path != "" {
-		os.RemoveAll(filepath.Dir(built.path))
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
 }
