@@ -1,7 +1,8 @@
 // Package tables holds caddy-ark's end-to-end tests of tables: loading
 // JSON, Caddyfile and compiled tables and refusing bad ones with file,
-// line and reason, policies, watching and swapping them in a running
-// Caddy, reloads, and the compile, export and import round trip.
+// line and reason, policies, the rule that an identifier has one source
+// (a table or the store), watching and swapping tables in a running Caddy,
+// reloads, and the compile, export and import round trip.
 //
 // Each test starts a real Caddy with the ark module in the test's process
 // (internal/caddytest) or runs the caddy binary built from cmd/caddy, and
