@@ -166,8 +166,9 @@ serve store-new-off "$TMP/caddy-new" "$TMP/store-off.Caddyfile" "$TMP/corpus-api
 # The old binary against itself: what a run of the same code varies in
 # besides Date (nothing is expected).
 step "http old/old" "$CHECK" compare -old "$TMP/answers-old.jsonl" -new "$TMP/answers-old2.jsonl" -label "old against old (stability)"
-# As is: issue 29 adds signposting Link lines (and a media type to the old
-# describedby link), Vary: Accept, Access-Control-Allow-Origin: * on ?info
+# As is: issue 29 adds signposting links, one Link line of link-values
+# separated by commas (compared link by link), a media type to the old
+# describedby link, Vary: Accept, Access-Control-Allow-Origin: * on ?info
 # and metadata answers, and content negotiation by Accept.
 step "http new" "$CHECK" compare -old "$TMP/answers-old.jsonl" -new "$TMP/answers-new.jsonl" \
 	-allow Link,Vary,Access-Control-Allow-Origin -extend-links -negotiation -explained "$SURFACE/explained.tsv" -label "old against new"

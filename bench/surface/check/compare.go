@@ -48,16 +48,17 @@ type headerChange struct {
 
 // onlyAdded says whether the new header lines are the old ones with
 // lines of the fields in allow put in: the lines other than Link in the
-// same order; every old Link line still there (or, if extend, with
-// parameters appended: "; type=…"), in any order, since each Link line
-// is a link of its own. It returns what changed.
+// same order; every old link still there (or, if extend, with parameters
+// appended: "; type=…"), in any order. Links are compared as RFC 8288
+// link-values, whether a field line holds one or several separated by
+// commas: the two forms are the same header. It returns what changed.
 func onlyAdded(oldH, newH []string, allow map[string]bool, extend bool) (bool, headerChange) {
 	var c headerChange
 	var oldLinks, newLinks []string
 	i := 0
 	for _, l := range oldH {
 		if strings.HasPrefix(l, "Link:") {
-			oldLinks = append(oldLinks, l)
+			oldLinks = append(oldLinks, linkValues(l)...)
 		}
 	}
 	var rest []string
@@ -70,7 +71,7 @@ func onlyAdded(oldH, newH []string, allow map[string]bool, extend bool) (bool, h
 		name, _, _ := strings.Cut(l, ":")
 		switch {
 		case name == "Link":
-			newLinks = append(newLinks, l)
+			newLinks = append(newLinks, linkValues(l)...)
 		case i < len(rest) && l == rest[i]:
 			i++
 		case allow[name]:
@@ -115,6 +116,30 @@ func onlyAdded(oldH, newH []string, allow map[string]bool, extend bool) (bool, h
 	return true, c
 }
 
+// linkValues splits a Link field line into its link-values: at the
+// commas outside a URI-reference and outside quoted strings.
+func linkValues(line string) []string {
+	_, value, _ := strings.Cut(line, ":")
+	var values []string
+	inURI, inQuote, start := false, false, 0
+	for i := 0; i < len(value); i++ {
+		switch c := value[i]; {
+		case inQuote && c == '\\':
+			i++
+		case c == '"' && !inURI:
+			inQuote = !inQuote
+		case c == '<' && !inQuote:
+			inURI = true
+		case c == '>' && !inQuote:
+			inURI = false
+		case c == ',' && !inURI && !inQuote:
+			values = append(values, strings.TrimSpace(value[start:i]))
+			start = i + 1
+		}
+	}
+	return append(values, strings.TrimSpace(value[start:]))
+}
+
 // queryShape names a request-target's query for a report: "?info",
 // "??", "(none)".
 func queryShape(target string) string {
@@ -149,7 +174,7 @@ func compareCmd(args []string) error {
 	oldFile := fl.String("old", "", "the old answers")
 	newFile := fl.String("new", "", "the new answers")
 	allowList := fl.String("allow", "", "header fields an answer may add, comma-separated")
-	extend := fl.Bool("extend-links", false, "an old Link line may gain parameters")
+	extend := fl.Bool("extend-links", false, "an old link may gain parameters")
 	negotiation := fl.Bool("negotiation", false, "an answer to an Accept other than */* may differ")
 	label := fl.String("label", "", "what is compared, for the report")
 	explainedFile := fl.String("explained", "", "the differences explained one by one (explained.tsv)")
@@ -220,7 +245,7 @@ func compareCmd(args []string) error {
 	if len(allow) > 0 {
 		fmt.Printf(", %d differing only by added header lines", withAdded)
 		if *extend {
-			fmt.Printf(" (%d of them also by parameters appended to an old Link line)", extendedAnswers)
+			fmt.Printf(" (%d of them also by parameters appended to an old link)", extendedAnswers)
 		}
 	}
 	if *negotiation {
