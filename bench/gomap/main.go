@@ -1,7 +1,9 @@
 // Command gomap is the physical limit that bench/run.sh measures
 // caddy-ark's redirects against: a bare net/http server holding the
 // table's identifiers, in normal form, in a Go map, answering each with
-// the same 302 that caddy-ark sends (Location and the describedby Link),
+// the same 302 that caddy-ark sends for an identifier without metadata on
+// a site without base_url (Location, the one-line Link header of its
+// signposting, Vary: Accept),
 // with no normalization of the request and no Caddy.
 //
 //	go run ./bench/gomap -table redirect.json -addr 127.0.0.1:8080
@@ -40,8 +42,11 @@ func main() {
 			return
 		}
 		hdr := w.Header()
-		hdr["Link"] = []string{"<http://" + r.Host + "/" + key + `?info>; rel="describedby"`}
+		url := "/" + key
+		hdr["Link"] = []string{"<" + url + `>; rel="cite-as", <` + url + `?info=linkset-json>; rel="linkset"; type="application/linkset+json", <` +
+			url + `?info=linkset>; rel="linkset"; type="application/linkset", <` + url + `?info>; rel="describedby"; type="text/plain"`}
 		hdr["Location"] = []string{target}
+		hdr["Vary"] = []string{"Accept"}
 		w.WriteHeader(http.StatusFound)
 	})
 	log.Fatal(http.ListenAndServe(*addr, handler))
