@@ -35,12 +35,8 @@ type signposted struct {
 	status int
 	how    string
 	meta   map[string]string
-	header []string // a link a value, its capacity its length: an append copies
+	header []string // never an answer's own: the header directive rewrites those in place
 }
-
-// varyAccept is the Vary header of answers that depend on Accept; its
-// capacity is its length, so a handler adding to Vary copies it.
-var varyAccept = slices.Clip([]string{"Accept"})
 
 // provisionMachineReadable sets up signposting and negotiation from the
 // configuration, with a cache of cacheSize Link headers (none when 0).
@@ -115,7 +111,7 @@ func (h *Handler) addSignposting(hdr http.Header, at info.Links, res *resolve.Re
 // addVary says that the answer depends on Accept.
 func addVary(hdr http.Header) {
 	if hdr["Vary"] == nil {
-		hdr["Vary"] = varyAccept
+		hdr["Vary"] = []string{"Accept"}
 	} else if !slices.Contains(hdr["Vary"], "Accept") {
 		hdr["Vary"] = append(hdr["Vary"], "Accept")
 	}
@@ -123,7 +119,9 @@ func addVary(hdr http.Header) {
 
 // linkHeader returns the Link header of res's answers: the bare header
 // of an identifier without metadata, else from the cache when it holds
-// one built from the same base, answer and meta.
+// one built from the same base, answer and meta. The slice is the
+// answer's own, never the cache's: Caddy's header directive (a deferred
+// replace) rewrites an answer's values in place.
 func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
 	if header, ok := h.bareLinkHeader(at, res); ok {
 		return header
@@ -135,16 +133,15 @@ func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
 	c := h.machine.headers
 	if c != nil {
 		if s, ok := c.Get(res.Key); ok && s.base == at.Base && s.status == res.Status && s.how == res.How && maps.Equal(s.meta, meta) {
-			return s.header
+			return slices.Clone(s.header)
 		}
 	}
 	subject, _ := h.describe(at, res, "")
-	s := &signposted{base: at.Base, status: res.Status, how: res.How, meta: meta,
-		header: subject.Header(h.machine.advertised, signpost.MaxHeaderBytes)}
+	header := subject.Header(h.machine.advertised, signpost.MaxHeaderBytes)
 	if c != nil {
-		c.Set(res.Key, s, 1)
+		c.Set(res.Key, &signposted{base: at.Base, status: res.Status, how: res.How, meta: meta, header: slices.Clone(header)}, 1)
 	}
-	return s.header
+	return header
 }
 
 // describe returns the signposting and the metadata record of the
