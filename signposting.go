@@ -16,16 +16,17 @@ import (
 // by machines: FAIR Signposting on their answers, their metadata formats,
 // and content negotiation between them (docs/machine-readable.md).
 type machineReadable struct {
-	signposting bool              // the Link headers of signpost, else only describedby ?info and cite-as
-	negotiate   bool              // Accept chooses metadata on identifiers' URLs and ?info
-	advertised  []string          // the names of the formats whose describedby links Link headers carry
-	described   []signpost.Format // the formats describedby links name (all but the linksets)
-	namedTypes  []string          // the media types a plain ARK's Accept may ask for, by namedFormat
-	namedFormat []*metadataFormat
-	infoOffers  []string // ?info's media types: infoTypes, then namedTypes
-	defaults    defaultsByPrefix
-	headers     *ristretto.Cache[string, *signposted] // Link headers by identifier; nil without cache
-	bare        [2]bareHeader                         // the header without metadata: not in place, in place
+	signposting    bool              // the Link headers of signpost, else only describedby ?info and cite-as
+	negotiate      bool              // Accept chooses metadata on identifiers' URLs and ?info
+	advertised     []string          // the names of the formats whose describedby links Link headers carry
+	bareAdvertised []string          // the same for an identifier without metadata
+	described      []signpost.Format // the formats describedby links name (all but the linksets)
+	namedTypes     []string          // the media types a plain ARK's Accept may ask for, by namedFormat
+	namedFormat    []*metadataFormat
+	infoOffers     []string // ?info's media types: infoTypes, then namedTypes
+	defaults       defaultsByPrefix
+	headers        *ristretto.Cache[string, *signposted] // Link headers by identifier; nil without cache
+	bare           [2]bareHeader                         // the header without metadata: not in place, in place
 }
 
 // signposted is the Link header of an identifier, kept with what it was
@@ -61,8 +62,8 @@ func (h *Handler) provisionMachineReadable(cacheSize int) error {
 	m.infoOffers = append(slices.Clip(infoTypes), m.namedTypes...)
 	// By default an identifier without metadata advertises only ?info:
 	// its record in any other format would hold only unknown values.
-	bareAdvertised := h.SignpostFormats
-	m.bare = [2]bareHeader{newBareHeader(m.described, bareAdvertised, false), newBareHeader(m.described, bareAdvertised, true)}
+	m.bareAdvertised = h.SignpostFormats
+	m.bare = [2]bareHeader{newBareHeader(m.described, m.bareAdvertised, false), newBareHeader(m.described, m.bareAdvertised, true)}
 	if cacheSize > 0 && m.signposting {
 		if m.headers, err = newRistretto[*signposted](cacheSize); err != nil {
 			return err
@@ -136,8 +137,12 @@ func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
 			return slices.Clone(s.header)
 		}
 	}
+	advertised := h.machine.advertised
+	if !h.hasMetadata(res) {
+		advertised = h.machine.bareAdvertised // a bare header too long for the budget
+	}
 	subject, _ := h.describe(at, res, "")
-	header := subject.Header(h.machine.advertised, signpost.MaxHeaderBytes)
+	header := subject.Header(advertised, signpost.MaxHeaderBytes)
 	if c != nil {
 		c.Set(res.Key, &signposted{base: at.Base, status: res.Status, how: res.How, meta: meta, header: slices.Clone(header)}, 1)
 	}

@@ -55,7 +55,7 @@ func (b *bareHeader) header(base, key string) ([]string, bool) {
 // bareLinkHeader returns the Link header of res's answers when res has no
 // metadata of its own nor by default; false otherwise.
 func (h *Handler) bareLinkHeader(at info.Links, res *resolve.Resolution) ([]string, bool) {
-	if res.Entry != nil && len(res.Entry.Meta) > 0 || res.IsARK && h.machine.defaults.covering(res.Ark) != nil {
+	if h.hasMetadata(res) {
 		return nil, false
 	}
 	b := &h.machine.bare[0]
@@ -63,4 +63,9 @@ func (h *Handler) bareLinkHeader(at info.Links, res *resolve.Resolution) ([]stri
 		b = &h.machine.bare[1]
 	}
 	return b.header(at.Base, res.Key)
+}
+
+// hasMetadata reports whether res has metadata of its own or by default.
+func (h *Handler) hasMetadata(res *resolve.Resolution) bool {
+	return res.Entry != nil && len(res.Entry.Meta) > 0 || res.IsARK && h.machine.defaults.covering(res.Ark) != nil
 }

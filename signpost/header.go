@@ -13,8 +13,7 @@ const MaxHeaderBytes = 1024
 // formats not named in advertised, in Links' order for as long as the
 // field line ("Link: " and CRLF included) fits in budget bytes. cite-as
 // and the linksets are always there: the linkset holds every link that
-// did not fit. Its capacity is its length, so that appending to it
-// copies it.
+// did not fit.
 func (s *Subject) Header(advertised []string, budget int) []string {
 	var value []byte
 	size := len("Link: \r\n")
@@ -33,7 +32,7 @@ func (s *Subject) Header(advertised []string, budget int) []string {
 		}
 		size += len(value) - start
 	}
-	return slices.Clip([]string{string(value)})
+	return []string{string(value)}
 }
 
 // advertises reports whether the metadata URL href is that of a format

@@ -12,8 +12,11 @@ import (
 // Main is the TestMain of an end-to-end test package. The packages run
 // beside each other, each in a process of its own, so Main gives its
 // process data and config directories of its own (XDG_DATA_HOME and
-// XDG_CONFIG_HOME, where Caddy keeps its storage, instance ID and
-// autosaved config, and where a bolt store without a path goes), runs the
+// XDG_CONFIG_HOME: where Caddy processes the tests start keep their
+// storage and config, where the in-process Caddy keeps its instance ID,
+// and where a bolt store without a path goes; the in-process Caddy's
+// storage and autosave paths were fixed when it initialized, and the
+// harness sets storage or turns persistence off itself), runs the
 // package's tests, then removes what they shared for the whole process
 // (those directories, the PostgreSQL cluster of testkit.SharedPostgres,
 // the caddy binary of Binary) and exits with the tests' status. HOME is
