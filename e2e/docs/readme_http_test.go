@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/shellwords"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -51,60 +52,11 @@ type curlRequest struct {
 	include bool // -i or -I: the status line and headers are printed
 }
 
-// shellWords splits a command line as a POSIX shell does, for the quoting
-// the samples use ('…' and "…" without expansions). It refuses what it
-// cannot run as written: pipes, redirections, variables, substitutions.
-func shellWords(cmd string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(cmd[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed ' quote")
-			}
-			cur.WriteString(cmd[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			j := strings.IndexByte(cmd[i+1:], '"')
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed \" quote")
-			}
-			s := cmd[i+1 : i+1+j]
-			if strings.ContainsAny(s, "$`\\") {
-				return nil, fmt.Errorf("an expansion or escape in %q", s)
-			}
-			cur.WriteString(s)
-			i += j + 1
-			inWord = true
-		case strings.IndexByte("|&;<>()$`\\*?[#~", c) >= 0:
-			return nil, fmt.Errorf("%q: only a plain curl command line can be run as a sample", c)
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
-
 // parseCurl reads a sample's curl command line: the options -s, -i, -I
 // (and their combinations such as -si), -H <header> and one URL on the
 // example site.
 func parseCurl(cmd string) (curlRequest, error) {
-	words, err := shellWords(cmd)
+	words, err := shellwords.Split(cmd)
 	if err != nil {
 		return curlRequest{}, err
 	}

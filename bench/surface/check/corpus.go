@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/internal/shellwords"
 )
 
 // exampleSite is the example site's address as the samples request it.
@@ -121,7 +123,7 @@ func exampleIDs(repo string) ([]string, error) {
 // combinations), -H <header>, one URL on the example site; quoting with
 // '…' or "…" without expansions.
 func parseCurl(cmd string) (request, error) {
-	words, err := shellWords(cmd)
+	words, err := shellwords.Split(cmd)
 	if err != nil {
 		return request{}, err
 	}
@@ -154,44 +156,4 @@ func parseCurl(cmd string) (request, error) {
 	}
 	r.Target = rest
 	return r, nil
-}
-
-// shellWords splits a command line as a POSIX shell does, for '…' and
-// "…" without expansions; it refuses pipes, redirections and the like.
-func shellWords(cmd string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'' || c == '"':
-			j := strings.IndexByte(cmd[i+1:], c)
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed %c quote", c)
-			}
-			s := cmd[i+1 : i+1+j]
-			if c == '"' && strings.ContainsAny(s, "$`\\") {
-				return nil, fmt.Errorf("an expansion in %q", s)
-			}
-			cur.WriteString(s)
-			i += j + 1
-			inWord = true
-		case strings.IndexByte("|&;<>()$`\\*?[#~", c) >= 0:
-			return nil, fmt.Errorf("%q in the command line", c)
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }
