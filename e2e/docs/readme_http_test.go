@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
-	"github.com/caddy-ark/caddy-ark/internal/shellwords"
+	"github.com/caddy-ark/caddy-ark/internal/docsample"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -56,7 +56,7 @@ type curlRequest struct {
 // (and their combinations such as -si), -H <header> and one URL on the
 // example site.
 func parseCurl(cmd string) (curlRequest, error) {
-	words, err := shellwords.Split(cmd)
+	words, err := docsample.Words(cmd)
 	if err != nil {
 		return curlRequest{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/docsample"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -115,21 +116,6 @@ func docFences(t *testing.T, lang string) []fence {
 	return out
 }
 
-// isFullConfig says whether a Caddyfile snippet is a whole Caddyfile (it
-// starts with the global options block or a site address) rather than a
-// directive to put in a site.
-func isFullConfig(body string) bool {
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		first := strings.Fields(line)[0]
-		return first == "{" || strings.HasPrefix(first, ":") || strings.Contains(first, ".")
-	}
-	return false
-}
-
 // Every Caddyfile sample in README.md and docs/ is as `caddy fmt` writes
 // it, and every whole one adapts without a warning.
 func TestReadmeCaddyfileSamplesAreFormattedAndAdapt(t *testing.T) {
@@ -139,7 +125,7 @@ func TestReadmeCaddyfileSamplesAreFormattedAndAdapt(t *testing.T) {
 		if got := string(caddyfile.Format([]byte(f.body))); got != f.body {
 			t.Errorf("%s: the Caddyfile sample is not as caddy fmt writes it; caddy fmt gives:\n%s", f.where(), got)
 		}
-		if !isFullConfig(f.body) {
+		if !docsample.IsFullCaddyfile(f.body) {
 			continue
 		}
 		full++

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-ark/caddy-ark/internal/docsample"
 )
 
 // arkBlock matches a Caddyfile line that opens an ark directive's block.
@@ -53,7 +55,7 @@ func caddyfilesCmd(args []string) error {
 			continue
 		}
 		body := f.body
-		if !isFullConfig(body) {
+		if !docsample.IsFullCaddyfile(body) {
 			body = "localhost:8080 {\n" + body + "}\n"
 		}
 		docs++
@@ -72,21 +74,6 @@ func caddyfilesCmd(args []string) error {
 	}
 	fmt.Printf("Caddyfiles: examples/Caddyfile, %d code blocks of README.md and docs/, %d string literals of test files (%d distinct in all)\n", docs, len(tests), len(index))
 	return os.WriteFile(filepath.Join(*out, "index.tsv"), []byte(strings.Join(index, "\n")+"\n"), 0o644)
-}
-
-// isFullConfig says whether a Caddyfile sample is a whole Caddyfile (it
-// starts with the global options block or a site address) rather than
-// directives to put in a site, as the checkout's own sample test says.
-func isFullConfig(body string) bool {
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		first := strings.Fields(line)[0]
-		return first == "{" || strings.HasPrefix(first, ":") || strings.Contains(first, ".")
-	}
-	return false
 }
 
 // testCaddyfiles returns (origin, Caddyfile) for every string literal
@@ -123,7 +110,7 @@ func testCaddyfiles(repo string) ([][2]string, error) {
 				}
 				return "x"
 			})
-			if !isFullConfig(s) {
+			if !docsample.IsFullCaddyfile(s) {
 				s = "localhost:8080 {\n" + s + "\n}\n"
 			}
 			out = append(out, [2]string{fmt.Sprintf("%s:%d", rel, fset.Position(n.Pos()).Line), s})

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/caddy-ark/caddy-ark/internal/shellwords"
+	"github.com/caddy-ark/caddy-ark/internal/docsample"
 )
 
 // exampleSite is the example site's address as the samples request it.
@@ -123,7 +123,7 @@ func exampleIDs(repo string) ([]string, error) {
 // combinations), -H <header>, one URL on the example site; quoting with
 // '…' or "…" without expansions.
 func parseCurl(cmd string) (request, error) {
-	words, err := shellwords.Split(cmd)
+	words, err := docsample.Words(cmd)
 	if err != nil {
 		return request{}, err
 	}

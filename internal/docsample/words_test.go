@@ -1,11 +1,11 @@
-package shellwords
+package docsample
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestSplit(t *testing.T) {
+func TestWords(t *testing.T) {
 	for cmd, want := range map[string][]string{
 		`curl -i http://localhost:8080/ark:12345/x5`:                  {"curl", "-i", "http://localhost:8080/ark:12345/x5"},
 		`curl -H 'Accept: text/x-bibliography; style=apa' http://h/a`: {"curl", "-H", "Accept: text/x-bibliography; style=apa", "http://h/a"},
@@ -13,7 +13,7 @@ func TestSplit(t *testing.T) {
 		`curl -d '{"target": "x"}'   http://h/`:                       {"curl", "-d", `{"target": "x"}`, "http://h/"},
 		`a"b c"'d'`:                                                   {"ab cd"},
 	} {
-		got, err := Split(cmd)
+		got, err := Words(cmd)
 		if want == nil {
 			if err == nil {
 				t.Errorf("%s: split as %q, want an error", cmd, got)
@@ -25,8 +25,22 @@ func TestSplit(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"curl x | head", "curl $URL", "curl 'x", "curl x > f", "curl `x`", "curl x # y"} {
-		if _, err := Split(cmd); err == nil {
+		if _, err := Words(cmd); err == nil {
 			t.Errorf("%s: no error", cmd)
+		}
+	}
+}
+
+func TestIsFullCaddyfile(t *testing.T) {
+	for body, want := range map[string]bool{
+		"{\n\tadmin off\n}\n:8080 {\n}":       true,
+		"# a comment\n\n:8080 {\n\tark\n}":    true,
+		"example.org {\n\tark\n}":             true,
+		"ark {\n\tnaan 12345\n}":              false,
+		"\troot * site\n\tark\n\tfile_server": false,
+	} {
+		if got := IsFullCaddyfile(body); got != want {
+			t.Errorf("%q: %v, want %v", body, got, want)
 		}
 	}
 }

@@ -1,19 +1,20 @@
-// Package shellwords splits the command lines that the docs' samples show
-// into words, as a POSIX shell would, for the quoting they use: '…' and
-// "…" without expansions. Both the replays of the docs' samples and the
-// public-surface check read samples with it.
-package shellwords
+// Package docsample reads the samples of README.md and docs/: their
+// command lines, split into words as a POSIX shell would, and their
+// Caddyfile snippets. Both the replays of the samples (e2e/docs) and the
+// public-surface check (bench/surface) read samples with it.
+package docsample
 
 import (
 	"fmt"
 	"strings"
 )
 
-// Split splits cmd into words. It refuses what it cannot split as written:
+// Words splits the command line cmd into words, for the quoting the
+// samples use: '…' and "…" without expansions. It refuses what it cannot split as written:
 // an unclosed quote, an expansion or escape inside "…", and pipes,
 // redirections, variables, substitutions, globs and comments outside
 // quotes.
-func Split(cmd string) ([]string, error) {
+func Words(cmd string) ([]string, error) {
 	var words []string
 	var cur strings.Builder
 	inWord := false
