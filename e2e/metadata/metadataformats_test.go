@@ -68,7 +68,6 @@ var metadataFormatsServed = []struct {
 // with metadata (non-ASCII too), one without, and a tombstone; each is
 // read by a reader made for it.
 func TestMetadataFormatsThroughCaddy(t *testing.T) {
-	xmllint := testkit.NeedTool(t, "xmllint", "libxml2-utils")
 	rapper := testkit.NeedTool(t, "rapper", "raptor2-utils")
 	bib2xml := testkit.NeedTool(t, "bib2xml", "bibutils")
 	ris2xml := testkit.NeedTool(t, "ris2xml", "bibutils")
@@ -114,11 +113,9 @@ func TestMetadataFormatsThroughCaddy(t *testing.T) {
 			doc := []byte(own.Body)
 			switch f.name {
 			case "datacite":
-				file := filepath.Join(t.TempDir(), "record.xml")
-				if err := os.WriteFile(file, doc, 0o644); err != nil {
-					t.Fatal(err)
+				if err := testkit.ValidateXML(t, xsd, doc); err != nil {
+					t.Fatalf("%s: %v\n%s", key, err, doc)
 				}
-				runTool(t, nil, xmllint, "--noout", "--nonet", "--schema", xsd, file)
 				var resource struct {
 					Identifier struct {
 						Type  string `xml:"identifierType,attr"`

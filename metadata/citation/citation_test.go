@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/metadata/citation"
 	"github.com/caddy-ark/caddy-ark/metadata/csl"
@@ -57,10 +58,10 @@ func cases() []fixture.Case {
 // that the citation says the same.
 func TestAPAAsCiteproc(t *testing.T) {
 	if err := exec.Command("/usr/bin/python3", "-c", "import citeproc").Run(); err != nil {
-		missing(t, "citeproc-py (Debian's python3-citeproc)")
+		testkit.Missing(t, "citeproc-py", "python3-citeproc")
 	}
 	if _, err := os.Stat(apaStyle); err != nil {
-		missing(t, "apa.csl (Debian's citation-style-language-styles)")
+		testkit.Missing(t, "apa.csl", "citation-style-language-styles")
 	}
 	var items []*csl.Item
 	for _, tc := range cases() {
@@ -165,13 +166,4 @@ func TestUnknownStyle(t *testing.T) {
 	if err := citation.Write(&bytes.Buffer{}, fixture.Cases()[0].Record, "chicago"); err != citation.ErrUnknownStyle {
 		t.Errorf("got %v, want ErrUnknownStyle", err)
 	}
-}
-
-// missing fails the test under CI, and skips it elsewhere.
-func missing(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is required under CI", what)
-	}
-	t.Skipf("%s is not installed", what)
 }

@@ -2,10 +2,10 @@ package turtle_test
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/metadata/internal/fixture"
 	"github.com/caddy-ark/caddy-ark/metadata/internal/rdftest"
 	"github.com/caddy-ark/caddy-ark/metadata/schemaorg"
@@ -18,13 +18,7 @@ import (
 // processor (json-gold); both graphs are canonicalized (URDNA2015) so that
 // blank nodes compare.
 func TestWriteParsesToTheJSONLDGraph(t *testing.T) {
-	rapper, err := exec.LookPath("rapper")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("rapper (Debian's raptor2-utils) is required under CI")
-		}
-		t.Skip("rapper (Debian's raptor2-utils) is not installed")
-	}
+	rapper := testkit.NeedTool(t, "rapper", "raptor2-utils")
 	for _, tc := range fixture.Cases() {
 		t.Run(tc.Name, func(t *testing.T) {
 			var ttl, jsonld bytes.Buffer

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os/exec"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // btparseEntries parses BibTeX from stdin with Text::BibTeX (btparse) and
@@ -35,9 +37,9 @@ type Entry struct {
 // Parse parses doc with btparse. Any warning btparse gives fails the test.
 func Parse(t *testing.T, doc []byte) []Entry {
 	t.Helper()
-	perl := need(t, "perl", "perl")
+	perl := testkit.NeedTool(t, "perl", "perl")
 	if err := exec.Command(perl, "-MText::BibTeX", "-e1").Run(); err != nil {
-		missing(t, "Text::BibTeX", "libtext-bibtex-perl")
+		testkit.Missing(t, "Text::BibTeX", "libtext-bibtex-perl")
 	}
 	cmd := exec.Command(perl, "-e", btparseEntries)
 	cmd.Stdin = bytes.NewReader(doc)

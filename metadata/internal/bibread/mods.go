@@ -12,10 +12,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // Record is what the tests read of one MODS record.
@@ -72,7 +73,7 @@ func (n Name) Part(typ string) string {
 // when it is missing elsewhere.
 func Read(t *testing.T, tool string, doc []byte) []Record {
 	t.Helper()
-	path := need(t, tool, "bibutils")
+	path := testkit.NeedTool(t, tool, "bibutils")
 	// -i utf8: the input is UTF-8; -un: Unicode out, without a byte order
 	// mark; -nt: titles are not split at a colon into title and subtitle.
 	cmd := exec.Command(path, "-i", "utf8", "-un", "-nt")
@@ -133,7 +134,7 @@ json.dump([c.latex_to_text(s) for s in json.load(sys.stdin)], sys.stdout)`
 func LaTeXToText(t *testing.T, values []string) []string {
 	t.Helper()
 	if err := exec.Command(debianPython, "-c", "import pylatexenc").Run(); err != nil {
-		missing(t, "pylatexenc", "python3-pylatexenc")
+		testkit.Missing(t, "pylatexenc", "python3-pylatexenc")
 	}
 	in, _ := json.Marshal(values)
 	cmd := exec.Command(debianPython, "-c", latexToText)
@@ -149,25 +150,4 @@ func LaTeXToText(t *testing.T, values []string) []string {
 		t.Fatalf("pylatexenc: %v\n%s", err, out)
 	}
 	return text
-}
-
-// need returns the path of a program, failing the test when it is missing
-// under CI and skipping it when it is missing elsewhere.
-func need(t *testing.T, program, debianPackage string) string {
-	t.Helper()
-	path, err := exec.LookPath(program)
-	if err != nil {
-		missing(t, program, debianPackage)
-	}
-	return path
-}
-
-// missing fails the test under CI, and skips it elsewhere, for a reader
-// that is not installed.
-func missing(t *testing.T, what, debianPackage string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s (Debian's %s) is required under CI", what, debianPackage)
-	}
-	t.Skipf("%s (Debian's %s) is not installed", what, debianPackage)
 }
