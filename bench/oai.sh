@@ -26,38 +26,7 @@ PAGE=${PAGE:-100}
 PAGES=${PAGES:-0} # stop after this many pages; 0: the whole list
 DATA=${DATA:-/work/bench-data/oai}
 CADDY=${CADDY:-}
-mkdir -p "$DATA"
-
-freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-waitport() { for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done; return 1; }
-mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k / 1024}'; }
-
-if [ -z "$CADDY" ]; then
-	timeout 900 go build -o "$DATA/caddy" ./cmd/caddy
-	CADDY=$DATA/caddy
-fi
-timeout 300 go build -o "$DATA/apiload" ./bench/apiload
-
-export ARK_API_KEY=bench-key-$RANDOM$RANDOM
-hash=$(printf %s "$ARK_API_KEY" | sha256sum | cut -d' ' -f1)
-pin_server=() pin_client=()
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	pin_server=(taskset -c 0) pin_client=(taskset -c 1)
-fi
-
-caddy_pid="" sampler_pid="" pgdir=""
-bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-as=()
-[ "$(id -u)" -eq 0 ] && as=(runuser -u postgres --)
-cleanup() {
-	[ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null || true
-	[ -n "$caddy_pid" ] && kill "$caddy_pid" 2>/dev/null || true
-	if [ -n "$pgdir" ]; then
-		"${as[@]}" "$bin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 || true
-		rm -rf "$pgdir"
-	fi
-}
-trap cleanup EXIT
+. bench/apistore.sh
 
 rss() { mib "$(awk '/^VmRSS:/ {print $2}' "/proc/$caddy_pid/status")"; }
 
@@ -100,13 +69,8 @@ for store in $STORES; do
 		line="store bolt $DATA/store.db"
 		;;
 	postgres)
-		pgdir=$(mktemp -d "$DATA/pg-XXXXXX")
-		[ ${#as[@]} -gt 0 ] && chown postgres: "$pgdir"
-		pgport=$(freeport)
-		(cd "$pgdir" && "${as[@]}" "$bin/initdb" -D "$pgdir/data" -U ark -A trust --no-instructions >/dev/null)
-		(cd "$pgdir" && "${as[@]}" "$bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w \
-			-o "-p $pgport -k $pgdir -c listen_addresses=127.0.0.1" start >/dev/null)
-		line="store postgres postgres://ark@127.0.0.1:$pgport/postgres?sslmode=disable"
+		pg_start
+		line="store postgres $dsn"
 		;;
 	*) echo "unknown store $store" >&2; exit 1 ;;
 	esac
@@ -156,9 +120,7 @@ CADDYFILE
 	wait "$timeout_pid" 2>/dev/null || true
 	caddy_pid=""
 	if [ -n "$pgdir" ]; then
-		"${as[@]}" "$bin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null
-		rm -rf "$pgdir"
-		pgdir=""
+		pg_stop
 	fi
 done
 echo "uptime after: $(uptime | sed 's/.*load average/load average/')"
