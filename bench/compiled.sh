@@ -36,6 +36,10 @@
 #       limit. WARMUP=DURATION (default 5s) sets the warm-up of each server,
 #       e.g. 120s for a table too large for 5 s to bring its pages in.
 #       Each round also gives the server's CPU time per request.
+#       SAME=1 replaces `respond` by stock Caddy sending the table's own
+#       answer to the first key of KEYS byte for byte (the `header`
+#       directive for Location, Link and Vary, then `respond 302`), with no
+#       lookup: the baseline issue 27 names ("the same answer").
 set -euo pipefail
 cmd=$1 caddy=$(realpath "$2")
 shift 2
@@ -64,6 +68,7 @@ start() {
 	}
 	file_server"
 	[ "$table" = respond ] && site='respond "ok" 200'
+	[ "$table" = same ] && site=$same_site
 	cat >"$work/$port.Caddyfile" <<EOF
 {
 	admin off
@@ -95,6 +100,14 @@ EOF
 		sleep 0.01
 	done
 	t1=$(date +%s.%N)
+}
+# same_answer_site URL: a site body with which stock Caddy sends the answer
+# to URL (a 302 with Location, Link and Vary) byte for byte, apart from Date.
+same_answer_site() {
+	curl -s -o /dev/null -D - "$1" | tr -d '\r' | awk '
+		/^HTTP\// { if ($2 != 302) { print "the answer is " $2 ", not 302" > "/dev/stderr"; exit 1 } }
+		tolower($1) ~ /^(location|link|vary):$/ { name = $1; sub(/:$/, "", name); v = $0; sub(/^[^:]*: /, "", v); printf "header %s `%s`\n", name, v }
+		END { print "respond 302" }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 kib() { awk -v f="$2" '$1 == f":" {print $2}' "$1"; }
@@ -179,10 +192,21 @@ ratio)
 	LIFETIME=$((rounds * 3 * (${dur%s} + 10) + 3 * ${warm_s%s} + 120))
 	PIN="taskset -c 0"
 	names=(respond compiled) ports=(23190 23191) spids=()
-	start 23190 respond
-	spids+=("$spid")
-	start 23191 "$table"
-	spids+=("$spid")
+	if [ -n "${SAME:-}" ]; then
+		start 23191 "$table"
+		tspid=$spid
+		same_site=$(same_answer_site "http://127.0.0.1:23191/$(head -1 "$keys")")
+		echo "the same answer, from stock Caddy:"
+		sed 's/^/  /' <<<"$same_site"
+		start 23190 same
+		names[0]=same
+		spids+=("$spid" "$tspid")
+	else
+		start 23190 respond
+		spids+=("$spid")
+		start 23191 "$table"
+		spids+=("$spid")
+	fi
 	if [ -n "${BEFORE:-}" ]; then
 		BIN=$(realpath "$BEFORE") start 23192 "${BEFORE_TABLE:-$table}"
 		spids+=("$spid")
@@ -228,8 +252,8 @@ ratio)
 			ratios+=("$(awk -v a="${rps[$r.$i]}" -v b="${rps[$r.0]}" 'BEGIN { printf "%.3f", a / b }')")
 			cpuratios+=("$(awk -v a="${cpu[$r.$i]}" -v b="${cpu[$r.0]}" 'BEGIN { printf "%.3f", b / a }')")
 		done
-		echo "${names[$i]}/respond req/s by round: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | median)"
-		echo "${names[$i]}/respond requests per CPU second (respond's CPU a request / this one's) by round: ${cpuratios[*]}; median $(printf '%s\n' "${cpuratios[@]}" | median)"
+		echo "${names[$i]}/${names[0]} req/s by round: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | median)"
+		echo "${names[$i]}/${names[0]} requests per CPU second (${names[0]}'s CPU a request / this one's) by round: ${cpuratios[*]}; median $(printf '%s\n' "${cpuratios[@]}" | median)"
 	done
 	echo "uptime at end: $(uptime)"
 	;;
