@@ -36,6 +36,8 @@
 #       limit. WARMUP=DURATION (default 5s) sets the warm-up of each server,
 #       e.g. 120s for a table too large for 5 s to bring its pages in.
 #       Each round also gives the server's CPU time per request.
+#       TABLE_OPTIONS=LINES adds lines to the table server's ark block,
+#       e.g. resident_tables.
 #       SAME=1 replaces `respond` by stock Caddy sending the table's own
 #       answer to the first key of KEYS byte for byte (the `header`
 #       directive for Location, Link and Vary, then `respond 302`), with no
@@ -193,7 +195,7 @@ ratio)
 	PIN="taskset -c 0"
 	names=(respond compiled) ports=(23190 23191) spids=()
 	if [ -n "${SAME:-}" ]; then
-		start 23191 "$table"
+		start 23191 "$table" "${TABLE_OPTIONS:-}"
 		tspid=$spid
 		same_site=$(same_answer_site "http://127.0.0.1:23191/$(head -1 "$keys")")
 		echo "the same answer, from stock Caddy:"
@@ -204,7 +206,7 @@ ratio)
 	else
 		start 23190 respond
 		spids+=("$spid")
-		start 23191 "$table"
+		start 23191 "$table" "${TABLE_OPTIONS:-}"
 		spids+=("$spid")
 	fi
 	if [ -n "${BEFORE:-}" ]; then
