@@ -62,6 +62,13 @@ var subdirectives = []subdirective{
 		}
 		return nil
 	}},
+	{"resident_tables", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		h.ResidentTables = true
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+		return nil
+	}},
 	{"store", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalStore(d) }},
 	{"minter", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalMinter(d) }},
 	{"stats", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {

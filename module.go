@@ -135,6 +135,16 @@ type Handler struct {
 	// the record it answers from.
 	VerifyTables bool `json:"verify_tables,omitempty"`
 
+	// Whether to keep a compiled table's pages in memory once it is open:
+	// they are read in the background (the open is not slowed) and locked
+	// there (mlock), so that the kernel cannot page them out and no lookup
+	// waits for the disk, however rarely each page is read. It needs a
+	// locked-memory limit (RLIMIT_MEMLOCK) at least the size of the file;
+	// where the system refuses, a warning says why and the table serves from
+	// the page cache as without it. Tables in the heap (JSON, Caddyfile) are
+	// in memory already.
+	ResidentTables bool `json:"resident_tables,omitempty"`
+
 	// The name of the organization that assigns this site's identifiers,
 	// such as "Example Museum": ?info's commitment names it as "who" (else
 	// the site's host), and the HTML pages link it to the site's home page.

@@ -44,8 +44,11 @@ type liveTable struct {
 // warmer is a table whose index is read from disk as lookups touch it (a
 // compiled table), and that can read it into the page cache ahead of
 // them, so that the first seconds after a start are not spent waiting on
-// the disk.
-type warmer interface{ Warm(stop <-chan struct{}) }
+// the disk, or read all of it and keep it there (resident_tables).
+type warmer interface {
+	Warm(stop <-chan struct{})
+	Lock(stop <-chan struct{}) (int, error)
+}
 
 // pooledTable is a table in the pool.
 type pooledTable struct {
@@ -137,6 +140,9 @@ var errChanged = errors.New("a table file changed while it was being read; try a
 // changing while it is read fails the load after a few tries.
 func (h *Handler) openTable() (table.Table, error) {
 	h.live.inline = entriesHash(h.Entries)
+	if h.ResidentTables {
+		h.live.inline += " resident" // a table kept in memory is not the same as one that is not
+	}
 	for try := 1; ; try++ {
 		stamps := statFiles(h.Tables)
 		key := tableKey(h.Tables, stamps, h.live.inline)
@@ -163,7 +169,11 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (tab
 		}
 		p := pooledTable{t: t, stop: make(chan struct{})}
 		if w, ok := t.(warmer); ok {
-			go w.Warm(p.stop)
+			if h.ResidentTables {
+				go h.keepResident(w, p.stop)
+			} else {
+				go w.Warm(p.stop)
+			}
 		}
 		return p, nil
 	})
