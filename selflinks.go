@@ -42,8 +42,8 @@ func requestSelf(r *http.Request, origin func(*http.Request) (siteOrigin, bool))
 // (also when it starts with "//").
 func servicePrefix(r *http.Request) string {
 	orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request)
-	if !ok || orig.URL == nil {
-		return ""
+	if !ok || orig.URL == nil || orig.URL.Path == r.URL.Path && orig.URL.RawPath == r.URL.RawPath {
+		return "" // the path as it came: nothing stripped (most requests; escaping it costs)
 	}
 	full, here := orig.URL.EscapedPath(), r.URL.EscapedPath()
 	if !strings.HasSuffix(full, here) {
