@@ -196,6 +196,82 @@ func BenchmarkServeHTTP(b *testing.B) {
 	}
 }
 
+// The answer to a request for an identifier the table holds, in normal
+// form, redirected, makes as few allocations as Caddy's request lifecycle
+// allows (issue 27; BENCHMARKS.md, "Session 12"): one room for the whole
+// answer, the func that gives Caddy's replacer the request's
+// {http.ark.*} placeholders, and the text of the Link header, built from
+// the site's URL and the key; a compiled table also copies the target
+// out of its mapping. With signposting on (the default) and off, from a
+// table in the heap and a compiled one.
+func TestRedirectHitAllocations(t *testing.T) {
+	keys := syntheticKeys(100)
+	src := writeSyntheticTable(t, t.TempDir(), keys)
+	compiled := filepath.Join(t.TempDir(), "t.arkt")
+	if _, err := table.Compile([]string{src}, compiled); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		file        string
+		signposting bool
+		want        float64
+	}{
+		{"heap, signposting", src, true, 3},
+		{"heap, no signposting", src, false, 3},
+		{"compiled, signposting", compiled, true, 4},
+		{"compiled, no signposting", compiled, false, 4},
+	} {
+		h := &Handler{Tables: []string{c.file}, Foreign: "404", BaseURL: "https://ark.example.org", NoSignposting: !c.signposting, logger: zap.NewNop()}
+		h.base, _ = parseBaseURL(h.BaseURL)
+		if err := h.provisionMachineReadable(defaultCacheSize); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(h.closeMachineReadable)
+		tbl, err := table.Open(h.Tables, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := h.newResolver(tbl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.resolver.Store(rs)
+		// Each request has a replacer of its own, to which Caddy's server
+		// has already given its http.* placeholders, as it does before
+		// any handler runs.
+		reqs := make([]*http.Request, 101) // AllocsPerRun runs once more than asked
+		for i := range reqs {
+			r := httptest.NewRequest(http.MethodGet, "/"+keys[42], nil)
+			repl := caddy.NewReplacer()
+			repl.Map(func(string) (any, bool) { return nil, false })
+			reqs[i] = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, repl))
+		}
+		w := headerOnlyWriter{header: http.Header{}}
+		i := 0
+		allocs := testing.AllocsPerRun(len(reqs)-1, func() {
+			clear(w.header)
+			if err := h.ServeHTTP(w, reqs[i], nil); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		})
+		if w.header.Get("Location") != "https://repo.example.org/"+keys[42][len("ark:12345/"):] || w.header.Get("Link") == "" {
+			t.Fatalf("%s: not the redirect measured: %v", c.name, w.header)
+		}
+		if allocs > c.want {
+			t.Errorf("%s: the redirect hit allocates %v times, want at most %v", c.name, allocs, c.want)
+		}
+	}
+}
+
+// headerOnlyWriter is a ResponseWriter that keeps only the header.
+type headerOnlyWriter struct{ header http.Header }
+
+func (w headerOnlyWriter) Header() http.Header         { return w.header }
+func (w headerOnlyWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w headerOnlyWriter) WriteHeader(int)             {}
+
 // BenchmarkCacheHitRatio replays a Zipf-distributed workload over 100k
 // ARKs below table ARKs mixed half and half with never-repeated unknown
 // ARKs, through a 10k-entry cache, and reports the hit ratio of the hot set

@@ -156,9 +156,11 @@ func serveInPlace(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler
 		tw = &temporaryRedirects{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 		err = next.ServeHTTP(tw, r)
 	}
-	var handlerErr caddyhttp.HandlerError
-	if errors.As(err, &handlerErr) {
-		return handlerErr.StatusCode, err
+	if err != nil { // errors.As takes handlerErr to the heap: only for an error
+		var handlerErr caddyhttp.HandlerError
+		if errors.As(err, &handlerErr) {
+			return handlerErr.StatusCode, err
+		}
 	}
 	return tw.status, err
 }

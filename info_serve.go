@@ -77,7 +77,7 @@ func bareNAAN(core string) (string, bool) {
 func (h *Handler) writeInfo(w http.ResponseWriter, r *http.Request, rec *info.Record, describe func() (*signpost.Subject, *metadata.Record)) error {
 	hdr := w.Header()
 	hdr.Set("Access-Control-Allow-Origin", "*")
-	addVary(hdr)
+	addVary(hdr, nil)
 	accept := r.Header.Values("Accept")
 	format := info.Negotiate(accept)
 	if h.machine.negotiate {

@@ -19,7 +19,7 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, rea
 	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
 		return caddyhttp.Error(status, errors.New(reason))
 	}
-	addVary(w.Header())
+	addVary(w.Header(), nil)
 	if info.Negotiate(r.Header.Values("Accept")) != info.FormatHTML {
 		return info.WriteRefusal(w, status, reason)
 	}

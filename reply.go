@@ -50,9 +50,10 @@ type reply struct {
 	// out is the outcome observed: res's, unless the request was refused
 	// after resolution or its in-place target turned out missing.
 	out resolve.Outcome
-	// vars are the request's {http.ark.*} placeholders, nil when nothing
-	// resolved: the outcome they say changes with out.
-	vars *arkVars
+	// room holds the memory of an answer about an identifier, with the
+	// request's {http.ark.*} placeholders (the outcome they say changes
+	// with out); nil when nothing resolved.
+	room *answerRoom
 	// target is the built target, "" until it is built.
 	target string
 
@@ -77,6 +78,15 @@ type reply struct {
 	describe func() (*signpost.Subject, *metadata.Record)
 	metadata *metadataReply // replyMetadata's format and record
 	ready    readiness      // the readiness check's report
+}
+
+// headerValues returns the room for the values of a's headers, nil when
+// a has no room.
+func (a *reply) headerValues() *headerValues {
+	if a.room == nil {
+		return nil
+	}
+	return &a.room.values
 }
 
 // refusal returns an answer refusing a request with status and reason;
@@ -109,13 +119,14 @@ func (h *Handler) answer(r *http.Request) reply {
 		// Only a request that outlived its server's shutdown gets here.
 		return reply{kind: replyError, err: caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))}
 	}
-	res := rs.Resolve(r.Context(), core)
+	room := new(answerRoom)
+	res := rs.ResolveIn(r.Context(), core, &room.Room)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	vars := &arkVars{res: res, out: res.Outcome}
-	repl.Map(vars.get)
+	room.vars = arkVars{res: res, out: res.Outcome}
+	repl.Map(room.vars.get) // the one allocation of its own: a func bound to this request
 	a := h.resolutionAnswer(r, rs, repl, core, res)
-	vars.target, vars.out = a.target, a.out
-	a.vars = vars
+	room.vars.target, room.vars.out = a.target, a.out
+	a.room = room
 	return a
 }
 

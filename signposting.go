@@ -84,35 +84,43 @@ func (h *Handler) closeMachineReadable() {
 // identifier res (exact, inherited, template; in place, redirected or
 // withdrawn), and Vary: Accept when negotiation could have answered it
 // otherwise. A URN has no ?info: it keeps cite-as alone when served in
-// place.
-func (h *Handler) addSignposting(hdr http.Header, at info.Links, res *resolve.Resolution) {
+// place. The values of the headers come from values.
+func (h *Handler) addSignposting(hdr http.Header, values *headerValues, at info.Links, res *resolve.Resolution) {
 	switch res.Outcome {
 	case resolve.OutcomeInPlace, resolve.OutcomeRedirect, resolve.OutcomeRelated, resolve.OutcomeGone:
 	default:
 		return
 	}
 	if !res.IsARK || !h.machine.signposting {
-		signpost.AddBasic(hdr, at.IdentifierURL(res.Key), res.IsARK, res.Outcome == resolve.OutcomeInPlace)
+		links, n := signpost.BasicLinks(at.Base, res.Key, res.IsARK, res.Outcome == resolve.OutcomeInPlace)
+		if n > 0 {
+			addLinks(hdr, values.copyOf(links[:n]))
+		}
 		if res.IsARK && h.machine.negotiate {
-			addVary(hdr)
+			addVary(hdr, values)
 		}
 		return
 	}
-	link := h.linkHeader(at, res)
-	if hdr["Link"] == nil {
-		hdr["Link"] = link
-	} else {
-		hdr["Link"] = append(hdr["Link"], link...)
-	}
+	addLinks(hdr, h.linkHeader(values, at, res))
 	if h.machine.negotiate {
-		addVary(hdr)
+		addVary(hdr, values)
 	}
 }
 
-// addVary says that the answer depends on Accept.
-func addVary(hdr http.Header) {
+// addLinks adds links, the answer's own, to its Link header.
+func addLinks(hdr http.Header, links []string) {
+	if hdr["Link"] == nil {
+		hdr["Link"] = links
+	} else {
+		hdr["Link"] = append(hdr["Link"], links...)
+	}
+}
+
+// addVary says that the answer depends on Accept, with a value from
+// values when the answer has none yet.
+func addVary(hdr http.Header, values *headerValues) {
 	if hdr["Vary"] == nil {
-		hdr["Vary"] = []string{"Accept"}
+		hdr["Vary"] = values.one("Accept")
 	} else if !slices.Contains(hdr["Vary"], "Accept") {
 		hdr["Vary"] = append(hdr["Vary"], "Accept")
 	}
@@ -121,11 +129,11 @@ func addVary(hdr http.Header) {
 // linkHeader returns the Link header of res's answers: the bare header
 // of an identifier without metadata, else from the cache when it holds
 // one built from the same base, answer and meta. The slice is the
-// answer's own, never the cache's: Caddy's header directive (a deferred
-// replace) rewrites an answer's values in place.
-func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
-	if header, ok := h.bareLinkHeader(at, res); ok {
-		return header
+// answer's own (from values), never the cache's: Caddy's header
+// directive (a deferred replace) rewrites an answer's values in place.
+func (h *Handler) linkHeader(values *headerValues, at info.Links, res *resolve.Resolution) []string {
+	if text, ok := h.bareLinkHeader(at, res); ok {
+		return values.one(text)
 	}
 	var meta map[string]string
 	if res.Entry != nil {
@@ -134,7 +142,7 @@ func (h *Handler) linkHeader(at info.Links, res *resolve.Resolution) []string {
 	c := h.machine.headers
 	if c != nil {
 		if s, ok := c.Get(res.Key); ok && s.base == at.Base && s.status == res.Status && s.how == res.How && maps.Equal(s.meta, meta) {
-			return slices.Clone(s.header)
+			return values.copyOf(s.header)
 		}
 	}
 	advertised := h.machine.advertised

@@ -33,12 +33,12 @@ func newBareHeader(described []signpost.Format, advertised []string, inPlace boo
 }
 
 // header returns the bare header of the identifier at the URL base + "/"
-// + key, in one allocation for its text; false when it would not fit the
-// header's budget with that URL, which the full build then trims.
-func (b *bareHeader) header(base, key string) ([]string, bool) {
+// + key, its one value made in one allocation; false when it would not
+// fit the header's budget with that URL, which the full build then trims.
+func (b *bareHeader) header(base, key string) (string, bool) {
 	n := b.fixed + (len(b.pieces)-1)*(len(base)+1+len(key))
 	if n+len("Link: \r\n") > signpost.MaxHeaderBytes {
-		return nil, false
+		return "", false
 	}
 	var text strings.Builder
 	text.Grow(n)
@@ -49,14 +49,14 @@ func (b *bareHeader) header(base, key string) ([]string, bool) {
 		text.WriteString(key)
 		text.WriteString(p)
 	}
-	return []string{text.String()}, true
+	return text.String(), true
 }
 
-// bareLinkHeader returns the Link header of res's answers when res has no
-// metadata of its own nor by default; false otherwise.
-func (h *Handler) bareLinkHeader(at info.Links, res *resolve.Resolution) ([]string, bool) {
+// bareLinkHeader returns the value of the Link header of res's answers
+// when res has no metadata of its own nor by default; false otherwise.
+func (h *Handler) bareLinkHeader(at info.Links, res *resolve.Resolution) (string, bool) {
 	if h.hasMetadata(res) {
-		return nil, false
+		return "", false
 	}
 	b := &h.machine.bare[0]
 	if res.Outcome == resolve.OutcomeInPlace {

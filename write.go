@@ -27,16 +27,16 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, a *reply, next c
 	case replyMetadata:
 		return h.writeMetadata(w, a.metadata)
 	}
-	hdr := w.Header()
+	hdr, values := w.Header(), a.headerValues()
 	if a.links {
-		h.addSignposting(hdr, h.self(r), a.res)
+		h.addSignposting(hdr, values, h.self(r), a.res)
 	}
 	if a.cors {
-		hdr.Set("Access-Control-Allow-Origin", "*")
+		hdr["Access-Control-Allow-Origin"] = values.one("*")
 	}
 	switch a.kind {
 	case replyRedirect:
-		hdr["Location"] = []string{a.location}
+		hdr["Location"] = values.one(a.location)
 		w.WriteHeader(a.status)
 		return nil
 	case replyDirectory:
@@ -61,7 +61,7 @@ func (h *Handler) writeInPlace(w http.ResponseWriter, r *http.Request, a *reply,
 	if status != http.StatusNotFound && status != 0 {
 		return err
 	}
-	a.out, a.vars.out = resolve.OutcomeMissing, resolve.OutcomeMissing
+	a.out, a.room.vars.out = resolve.OutcomeMissing, resolve.OutcomeMissing
 	if status == 0 {
 		h.logs.Log("no next handler", zap.ErrorLevel, "no handler after ark served an in-place target: add file_server, reverse_proxy or another handler after ark",
 			zap.String("id", a.res.Key), zap.String("target", a.target))

@@ -44,12 +44,13 @@ type Cache interface {
 // Cache and never modified.
 type Resolution struct {
 	Outcome Outcome
+	IsARK   bool // an ARK (Ark is its parse), else a URN
+	live    bool // the store was asked: not cached by request core
 	Status  int
 	Reason  string // why a refusal, for the response body
 
 	Key      string // normalized identifier
 	Ark      normalize.ARK
-	IsARK    bool
 	How      string // "exact", "inherited", "template" or "foreign"
 	Via      string // the key, ancestor or template prefix that resolved it
 	Suffix   string // what passthrough appended, normalized
@@ -58,8 +59,16 @@ type Resolution struct {
 	Tmpl     *CompiledTemplate
 	Target   string   // built target for table and foreign answers (no request query)
 	Local    *url.URL // target parsed, for a table entry served in place
-	live     bool     // the store was asked: not cached by request core
 	Err      error    // why the store could not be asked (503)
+}
+
+// Room is where ResolveIn makes a resolution of the caller's own rather
+// than allocating one: that of an ARK the table holds, the most common
+// answer, with its entry. A Room serves one resolution: what ResolveIn
+// returns points into it, and lives as long.
+type Room struct {
+	res   Resolution
+	entry table.Assignment
 }
 
 // Resolve returns the resolution of core, the escaped request path without
@@ -71,6 +80,15 @@ type Resolution struct {
 // vain (BENCHMARKS.md). The cache is in front of the rest: ancestors,
 // templates, foreign and unknown identifiers, the store.
 func (rs *Resolver) Resolve(ctx context.Context, core string) *Resolution {
+	return rs.ResolveIn(ctx, core, nil)
+}
+
+// ResolveIn is Resolve for a caller that gives room for the resolution
+// (the handler, one room per answer): an ARK the table holds is resolved
+// in room, without an allocation of its own; any other resolution is
+// Resolve's, shared through the caches, and room is left alone. A nil
+// room is Resolve.
+func (rs *Resolver) ResolveIn(ctx context.Context, core string, room *Room) *Resolution {
 	if isURN(core) {
 		return rs.cached(core, func() *Resolution { return rs.computeURN(ctx, core) })
 	}
@@ -79,8 +97,15 @@ func (rs *Resolver) Resolve(ctx context.Context, core string) *Resolution {
 		return refusal(err) // costs less than asking the cache
 	}
 	key := a.Key()
-	if e, ok := rs.table.Lookup(key); ok {
-		return (&Resolution{Key: key, Ark: a, IsARK: true, Shoulder: a.Shoulder()}).fromEntry(e, "exact", key, "")
+	if e, ok := rs.lookup(key, room); ok {
+		var res *Resolution
+		if room != nil {
+			res = &room.res
+		} else {
+			res = new(Resolution)
+		}
+		*res = Resolution{Key: key, Ark: a, IsARK: true, Shoulder: a.Shoulder()}
+		return res.fromEntry(e, "exact", key, "")
 	}
 	if key == core {
 		if res := rs.cachedStoreBinding(a); res != nil {
@@ -88,6 +113,15 @@ func (rs *Resolver) Resolve(ctx context.Context, core string) *Resolution {
 		}
 	}
 	return rs.cached(core, func() *Resolution { return rs.computeARK(ctx, a) })
+}
+
+// lookup returns the table's assignment of key, put in room's when room
+// is not nil.
+func (rs *Resolver) lookup(key string, room *Room) (*table.Assignment, bool) {
+	if room == nil {
+		return rs.table.Lookup(key)
+	}
+	return rs.table.LookupIn(key, &room.entry)
 }
 
 // cached returns the cached resolution of core, or computes and caches it.

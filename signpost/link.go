@@ -1,7 +1,6 @@
 package signpost
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
@@ -88,15 +87,39 @@ func isToken(s string) bool {
 	return true
 }
 
-// AddBasic adds the links of an answer for a resolved identifier at url
-// when signposting is off, or the identifier is a URN (which has no
-// ?info): describedby to its ?info (ARKs only), and cite-as when it is
-// served in place.
-func AddBasic(h http.Header, url string, isARK, inPlace bool) {
+// BasicLinks returns the links of an answer for a resolved identifier
+// whose URL is base + "/" + key, when signposting is off or the
+// identifier is a URN (which has no ?info): describedby to its ?info
+// (ARKs only), then cite-as when it is served in place; the first n of
+// links hold them. Their text is made in one allocation, shared by both.
+func BasicLinks(base, key string, isARK, inPlace bool) (links [2]string, n int) {
+	var tails [2]string
 	if isARK {
-		h["Link"] = append(h["Link"], "<"+url+`?info>; rel="describedby"`)
+		tails[n], n = `?info>; rel="describedby"`, n+1
 	}
 	if inPlace {
-		h["Link"] = append(h["Link"], "<"+url+`>; rel="cite-as"`)
+		tails[n], n = `>; rel="cite-as"`, n+1
 	}
+	if n == 0 {
+		return links, 0
+	}
+	url := len("<") + len(base) + len("/") + len(key)
+	size := 0
+	for _, tail := range tails[:n] {
+		size += url + len(tail)
+	}
+	var text strings.Builder
+	text.Grow(size)
+	for _, tail := range tails[:n] {
+		text.WriteByte('<')
+		text.WriteString(base)
+		text.WriteByte('/')
+		text.WriteString(key)
+		text.WriteString(tail)
+	}
+	all := text.String()
+	for i, tail := range tails[:n] {
+		links[i], all = all[:url+len(tail)], all[url+len(tail):]
+	}
+	return links, n
 }

@@ -412,16 +412,20 @@ type compiledAssignment struct {
 	target [targetRoom]byte
 }
 
-// assignment copies r out of the mapping; ok is false if its metadata is
+// assignment copies r out of the mapping, into room when it is not nil,
+// else into an allocation of its own; ok is false if its metadata is
 // malformed.
-func (r *compiledRecord) assignment() (*Assignment, bool) {
-	var a *Assignment
-	if n := len(r.target); n > 0 && n <= targetRoom {
+func (r *compiledRecord) assignment(room *Assignment) (*Assignment, bool) {
+	a := room
+	switch n := len(r.target); {
+	case a != nil:
+		*a = Assignment{Target: string(r.target)}
+	case n > 0 && n <= targetRoom:
 		ca := new(compiledAssignment)
 		copy(ca.target[:], r.target)
 		ca.a.Target = unsafe.String(&ca.target[0], n) // never written again: the string keeps ca alive
 		a = &ca.a
-	} else {
+	default:
 		a = &Assignment{Target: string(r.target)}
 	}
 	a.Status, a.Passthrough = r.status, r.passthrough
@@ -466,7 +470,18 @@ func decodeMeta(b []byte) (map[string]string, bool) {
 
 // Lookup implements entryTable. A file found damaged where key would be,
 // or shrunk while mapped, answers unreadable: the key may well be in it.
-func (t *Compiled) Lookup(key string) (a *Assignment, ok bool) {
+func (t *Compiled) Lookup(key string) (*Assignment, bool) {
+	return t.lookup(key, nil)
+}
+
+// LookupIn implements Table, as Lookup does.
+func (t *Compiled) LookupIn(key string, room *Assignment) (*Assignment, bool) {
+	return t.lookup(key, room)
+}
+
+// lookup looks key up as Lookup does, putting its assignment in room
+// when room is not nil.
+func (t *Compiled) lookup(key string, room *Assignment) (a *Assignment, ok bool) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -481,7 +496,7 @@ func (t *Compiled) Lookup(key string) (a *Assignment, ok bool) {
 		}
 		runtime.KeepAlive(t) // the mapping must outlive the reads above
 	}()
-	if a, ok = t.find(key); !ok && !t.intact() {
+	if a, ok = t.find(key, room); !ok && !t.intact() {
 		return Unreadable, true // a miss of a damaged file proves nothing
 	}
 	return a, ok
@@ -547,7 +562,8 @@ func recoverFault(onFault func()) {
 	onFault()
 }
 
-func (t *Compiled) find(key string) (*Assignment, bool) {
+// find returns the assignment of key, put in room when it is not nil.
+func (t *Compiled) find(key string, room *Assignment) (*Assignment, bool) {
 	h := compiledHash(key)
 	tag := h >> 32
 	i := tag & t.mask
@@ -562,7 +578,7 @@ func (t *Compiled) find(key string) (*Assignment, bool) {
 				return Unreadable, true // most likely key's own record: a 32-bit tag rarely matches another
 			}
 			if string(r.key) == key {
-				if a, ok := r.assignment(); ok {
+				if a, ok := r.assignment(room); ok {
 					return a, true
 				}
 				return Unreadable, true
@@ -602,7 +618,7 @@ func (t *Compiled) From(n int) iter.Seq2[string, *Assignment] {
 			if !ok {
 				return
 			}
-			a, ok := r.assignment()
+			a, ok := r.assignment(nil)
 			if !ok || !yield(string(r.key), a) {
 				return
 			}
@@ -630,7 +646,7 @@ func (t *Compiled) Walk(yield func(string, *Assignment) bool) (err error) {
 		if !ok {
 			return damaged("record %d", i)
 		}
-		a, ok := r.assignment()
+		a, ok := r.assignment(nil)
 		if !ok {
 			return damaged("record %d: metadata", i)
 		}

@@ -244,7 +244,7 @@ func (c *compiler) spilled(idx uint32) (key string, a *Assignment, err error) {
 	if !ok {
 		return "", nil, errors.New("a spill file changed while compiling")
 	}
-	a, _ = r.assignment()
+	a, _ = r.assignment(nil)
 	return string(r.key), a, nil
 }
 

@@ -137,7 +137,7 @@ func TestCompileInRunsIsTheSame(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range keys {
-		if _, ok := tb.find(k); !ok {
+		if _, ok := tb.find(k, nil); !ok {
 			t.Fatalf("%s not found", k)
 		}
 	}

@@ -12,8 +12,16 @@ import (
 // (layeredTable). Every form is immutable once built, so any number of
 // requests may read it at once.
 type Table interface {
-	// Lookup returns the assignment of a normalized key.
+	// Lookup returns the assignment of a normalized key, or Unreadable
+	// when the table cannot read it (a damaged compiled file).
 	Lookup(key string) (*Assignment, bool)
+	// LookupIn is Lookup for a caller that gives room for the assignment
+	// (the answer path, which allocates one room per answer): it fills
+	// room and returns it, or returns Unreadable as Lookup does, and
+	// leaves room alone for a key the table does not hold. A compiled
+	// table still copies the target out of its mapping, which is unmapped
+	// when a reload replaces it: the target must outlive that.
+	LookupIn(key string, room *Assignment) (*Assignment, bool)
 	// Len returns the number of distinct keys.
 	Len() int
 	// NAANs returns the NAANs of the table's ARKs, sorted.
@@ -131,6 +139,14 @@ func (l *layeredTable) Lookup(key string) (*Assignment, bool) {
 		return a, true
 	}
 	return l.base.Lookup(key)
+}
+
+// LookupIn implements Table.
+func (l *layeredTable) LookupIn(key string, room *Assignment) (*Assignment, bool) {
+	if a, ok := l.inline.LookupIn(key, room); ok {
+		return a, true
+	}
+	return l.base.LookupIn(key, room)
 }
 
 // SourceOf implements entryTable.

@@ -91,10 +91,29 @@ func (t *heapTable) Lookup(key string) (*Assignment, bool) {
 	return t.assignment(i), true
 }
 
-// assignment unpacks the record at position i.
+// LookupIn implements Table: the assignment's strings and metadata are
+// the table's own, so filling room allocates nothing.
+func (t *heapTable) LookupIn(key string, room *Assignment) (*Assignment, bool) {
+	i, ok := t.find(key, maphash.String(t.seed, key))
+	if !ok {
+		return nil, false
+	}
+	t.unpack(i, room)
+	return room, true
+}
+
+// assignment unpacks the record at position i into an allocation of its
+// own.
 func (t *heapTable) assignment(i int) *Assignment {
+	a := new(Assignment)
+	t.unpack(i, a)
+	return a
+}
+
+// unpack puts the record at position i in a.
+func (t *heapTable) unpack(i int, a *Assignment) {
 	r := &t.records[i]
-	return &Assignment{
+	*a = Assignment{
 		Target:      t.arena.str(r.key+uint32(r.keyLen), int(r.targetLen)),
 		Status:      int(r.status),
 		Passthrough: r.passthrough,

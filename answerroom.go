@@ -1,0 +1,51 @@
+package ark
+
+import "github.com/caddy-ark/caddy-ark/resolve"
+
+// answerRoom is the memory of one answer about an identifier, allocated
+// once per request rather than piece by piece: the resolution of an
+// identifier the table holds, the request's {http.ark.*} placeholders,
+// and the values of the headers the answer sets. It is never reused: the response's header map and Caddy's
+// replacer still hold parts of it after ServeHTTP returns (net/http
+// writes a body-less answer's headers, and the access log reads them and
+// the placeholders, after the handler returned).
+type answerRoom struct {
+	resolve.Room
+	vars   arkVars
+	values headerValues
+}
+
+// headerValues is room for the values of an answer's headers: Location,
+// Link and Vary take theirs from it rather than each from a slice of its
+// own. A nil *headerValues allocates them.
+type headerValues struct {
+	backing [3]string
+	used    int
+}
+
+// take returns n values for one header. Each header's values are its
+// own, capped where they end: a later handler that appends to them
+// (Caddy's header directive rewrites an answer's values in place) cannot
+// write into another's.
+func (v *headerValues) take(n int) []string {
+	if v == nil || v.used+n > len(v.backing) {
+		return make([]string, n)
+	}
+	s := v.backing[v.used : v.used+n : v.used+n]
+	v.used += n
+	return s
+}
+
+// one returns value as the only value of a header.
+func (v *headerValues) one(value string) []string {
+	s := v.take(1)
+	s[0] = value
+	return s
+}
+
+// copyOf returns values of a header's own holding those of shared.
+func (v *headerValues) copyOf(shared []string) []string {
+	s := v.take(len(shared))
+	copy(s, shared)
+	return s
+}
