@@ -5,10 +5,11 @@ import "github.com/caddy-ark/caddy-ark/resolve"
 // answerRoom is the memory of one answer about an identifier, allocated
 // once per request rather than piece by piece: the resolution of an
 // identifier the table holds, the request's {http.ark.*} placeholders,
-// and the values of the headers the answer sets. It is never reused: the response's header map and Caddy's
-// replacer still hold parts of it after ServeHTTP returns (net/http
-// writes a body-less answer's headers, and the access log reads them and
-// the placeholders, after the handler returned).
+// and the values of the headers the answer sets. It is never reused: the
+// response's header map and Caddy's replacer still hold parts of it after
+// ServeHTTP returns (net/http writes a body-less answer's headers, and
+// the access log reads them and the placeholders, after the handler
+// returned).
 type answerRoom struct {
 	resolve.Room
 	vars   arkVars
