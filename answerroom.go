@@ -1,19 +1,45 @@
 package ark
 
-import "github.com/caddy-ark/caddy-ark/resolve"
+import (
+	"sync"
+
+	"github.com/caddy-ark/caddy-ark/resolve"
+)
 
 // answerRoom is the memory of one answer about an identifier, allocated
-// once per request rather than piece by piece: the resolution of an
-// identifier the table holds, the request's {http.ark.*} placeholders,
-// and the values of the headers the answer sets. It is never reused: the
-// response's header map and Caddy's replacer still hold parts of it after
-// ServeHTTP returns (net/http writes a body-less answer's headers, and
-// the access log reads them and the placeholders, after the handler
-// returned).
+// once per request rather than piece by piece: the request's
+// {http.ark.*} placeholders and the values of the headers the answer
+// sets. It is never reused: the response's header map and Caddy's
+// replacer still hold parts of it after ServeHTTP returns (net/http
+// writes a body-less answer's headers, and the access log reads them and
+// the placeholders, after the handler returned).
 type answerRoom struct {
-	resolve.Room
 	vars   arkVars
 	values headerValues
+}
+
+// hitRoom is an answerRoom with room for the resolution of an identifier
+// the table holds, the most common answer: one allocation for both.
+type hitRoom struct {
+	resolve.Room
+	answer answerRoom
+}
+
+// hitRooms holds hit rooms that a resolution left unused (the table did
+// not hold the identifier): nothing else ever saw them, so the next
+// request may take one rather than allocate it, and a miss costs only
+// its answerRoom.
+var hitRooms = sync.Pool{New: func() any { return new(hitRoom) }}
+
+// answerRoomOf returns the answerRoom of the answer whose resolution res
+// is: hit's when the resolution is in hit, else a new one, hit going back
+// to hitRooms.
+func answerRoomOf(hit *hitRoom, res *resolve.Resolution) *answerRoom {
+	if hit.Holds(res) {
+		return &hit.answer
+	}
+	hitRooms.Put(hit)
+	return new(answerRoom)
 }
 
 // headerValues is room for the values of an answer's headers: Location,

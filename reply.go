@@ -119,8 +119,9 @@ func (h *Handler) answer(r *http.Request) reply {
 		// Only a request that outlived its server's shutdown gets here.
 		return reply{kind: replyError, err: caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))}
 	}
-	room := new(answerRoom)
-	res := rs.ResolveIn(r.Context(), core, &room.Room)
+	hit := hitRooms.Get().(*hitRoom)
+	res := rs.ResolveIn(r.Context(), core, &hit.Room)
+	room := answerRoomOf(hit, res)
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	room.vars = arkVars{res: res, out: res.Outcome}
 	repl.Map(room.vars.get) // the one allocation of its own: a func bound to this request

@@ -71,6 +71,9 @@ type Room struct {
 	entry table.Assignment
 }
 
+// Holds reports whether res is the resolution made in room.
+func (room *Room) Holds(res *Resolution) bool { return res == &room.res }
+
 // Resolve returns the resolution of core, the escaped request path without
 // its leading "/" and without query. An ARK that is in the table, in any
 // spelling, is answered straight from it, as is one spelled in normal form
