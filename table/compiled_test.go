@@ -62,8 +62,8 @@ func TestInlineEntriesOnACompiledTable(t *testing.T) {
 }
 
 // A compiled file truncated while mapped (copied over in place rather
-// than renamed) makes lookups answer unreadable and check fail; it never
-// crashes the process with SIGBUS.
+// than renamed) makes lookups (Lookup and LookupIn) answer unreadable and
+// check fail; it never crashes the process with SIGBUS.
 func TestCompiledTableTruncatedWhileMapped(t *testing.T) {
 	path := compileFile(t, testkit.EveryField)
 	ct, err := OpenCompiled(path, false)
@@ -75,6 +75,10 @@ func TestCompiledTableTruncatedWhileMapped(t *testing.T) {
 	}
 	if a, ok := ct.Lookup("ark:12345/p1"); !ok || a != Unreadable {
 		t.Errorf("a lookup in a truncated file: %+v, %v; want unreadable", a, ok)
+	}
+	var room Assignment
+	if a, ok := ct.LookupIn("ark:12345/p1", &room); !ok || a != Unreadable {
+		t.Errorf("LookupIn in a truncated file: %+v, %v; want unreadable", a, ok)
 	}
 	if err := ct.Check(); !errors.Is(err, ErrDamaged) {
 		t.Errorf("check: %v", err)

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"os"
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
@@ -42,21 +41,4 @@ func TestLookupInFillsTheCallersRoom(t *testing.T) {
 			t.Errorf("LookupIn allocates %v times, want at most %v", allocs, most)
 		}
 	})
-}
-
-// A compiled file truncated while mapped answers LookupIn as it answers
-// Lookup: unreadable.
-func TestLookupInOfATruncatedCompiledFile(t *testing.T) {
-	path := compileFile(t, testkit.EveryField)
-	ct, err := OpenCompiled(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, 0); err != nil {
-		t.Fatal(err)
-	}
-	var room Assignment
-	if a, ok := ct.LookupIn("ark:12345/p1", &room); !ok || a != Unreadable {
-		t.Errorf("LookupIn in a truncated file: %+v, %v; want unreadable", a, ok)
-	}
 }
