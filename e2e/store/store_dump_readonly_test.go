@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // store dump only reads: a store file of format 1 (the JSON of older
@@ -19,7 +20,7 @@ import (
 func TestStoreDumpLeavesAFileOfFormat1AsItWas(t *testing.T) {
 	t.Chdir(caddytest.ModuleRoot(t))
 	path := filepath.Join(t.TempDir(), "format1.db")
-	writeGunzipped(t, "store/bolt/testdata/format1.db.gz", path)
+	testkit.Gunzip(t, "store/bolt/testdata/format1.db.gz", path)
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

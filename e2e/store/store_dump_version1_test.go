@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
 // A store that holds statistics is not dumped as version 1 (the dump
@@ -105,7 +106,7 @@ func TestStoreDumpVersion1LeavesStatisticsOutOnlyWhenTold(t *testing.T) {
 func TestStoreDumpVersion1OfAStoreWithoutStatistics(t *testing.T) {
 	t.Chdir(caddytest.ModuleRoot(t))
 	path := filepath.Join(t.TempDir(), "format1.db")
-	writeGunzipped(t, "store/bolt/testdata/format1.db.gz", path)
+	testkit.Gunzip(t, "store/bolt/testdata/format1.db.gz", path)
 	want, err := os.ReadFile("store/bolt/testdata/format1.dump")
 	if err != nil {
 		t.Fatal(err)

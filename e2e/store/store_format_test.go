@@ -1,11 +1,8 @@
 package store
 
 import (
-	"compress/gzip"
 	be "encoding/binary"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,7 +23,7 @@ func TestCaddyServesAStoreFileOfTheOldFormat(t *testing.T) {
 		DB:    filepath.Join(t.TempDir(), "ark.db"),
 		Table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}}),
 	}
-	writeGunzipped(t, "store/bolt/testdata/format1.db.gz", s.DB)
+	testkit.Gunzip(t, "store/bolt/testdata/format1.db.gz", s.DB)
 	ops := caddytest.NewOpsSite(t)
 	s.Site = ops.Site
 	if err := s.Load(caddytest.APISiteBody(s.DB, s.Table, "")); err != nil {
@@ -98,27 +95,6 @@ func TestCaddyRefusesAStoreFileOfANewerFormat(t *testing.T) {
 	err = s.Load(caddytest.APISiteBody(s.DB, s.Table, ""))
 	if err == nil || !strings.Contains(err.Error(), s.DB) || !strings.Contains(err.Error(), "format 99, written by a newer version of caddy-ark") {
 		t.Errorf("loading a store file of a newer format: %v; want it refused, naming the file and its format", err)
-	}
-}
-
-// writeGunzipped writes the gzip file src, uncompressed, to dst.
-func writeGunzipped(t *testing.T, src, dst string) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, data, 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
 

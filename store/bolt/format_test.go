@@ -2,11 +2,9 @@ package bolt
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	be "encoding/binary"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -28,23 +26,8 @@ import (
 // testdata/format1.dump is what that version dumped of it.
 func format1File(t *testing.T) string {
 	t.Helper()
-	f, err := os.Open("testdata/format1.db.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "format1.db")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testkit.Gunzip(t, "testdata/format1.db.gz", path)
 	return path
 }
 
