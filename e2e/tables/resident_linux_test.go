@@ -2,6 +2,7 @@ package tables
 
 import (
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -44,6 +45,39 @@ func TestResidentTablesLockTheCompiledTableInMemory(t *testing.T) {
 	if n := len(caddytest.LogEntries(t, s.Log, "table kept in memory")); n != 1 {
 		t.Errorf("%d tables kept in memory, want the first only", n)
 	}
+}
+
+// A version that watch swaps in is kept in memory too, and the version it
+// replaced is unlocked once released.
+func TestResidentTablesKeepAWatchedSwapInMemory(t *testing.T) {
+	path := caddytest.CompileFile(t, testkit.EveryField)
+	s := caddytest.StartOpsSite(t, "ark {\n\ttable "+path+"\n\twatch 100ms\n\tresident_tables\n\tforeign 404\n}")
+	testkit.WaitFor(t, "the table kept in memory", func() bool {
+		return len(caddytest.LogEntries(t, s.Log, "table kept in memory")) == 1
+	})
+	data, err := os.ReadFile(caddytest.CompileFile(t, strings.ReplaceAll(testkit.EveryField, `"https://repo.example.org/x?a=1&b=<2>"`, `"https://repo.example.org/v2"`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.ReplaceFile(t, path, string(data))
+	testkit.WaitFor(t, "the new version swapped in and kept in memory", func() bool {
+		return len(caddytest.LogEntries(t, s.Log, "table swapped in")) == 1 &&
+			len(caddytest.LogEntries(t, s.Log, "table kept in memory")) == 2
+	})
+	if got := s.Get("/ark:12345/x5wf6789"); got.Location != "https://repo.example.org/v2" {
+		t.Fatalf("after the swap: %d %q", got.Status, got.Location)
+	}
+	testkit.WaitFor(t, "only the new version mapped, all of it locked", func() bool {
+		runtime.GC() // the old version is released once its table is garbage
+		size, locked := mappedAndLocked(t, path)
+		return size > 0 && locked == size && size == pagesOf(len(data))
+	})
+}
+
+// pagesOf returns n rounded up to whole pages.
+func pagesOf(n int) int {
+	page := os.Getpagesize()
+	return (n + page - 1) / page * page
 }
 
 // resident_tables takes no argument.
