@@ -14,7 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/answer"
+	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -128,6 +131,36 @@ func newBenchResolver(h *Handler) (*resolve.Resolver, error) {
 	return h.newResolver(t)
 }
 
+// serveWith readies h to serve table t as Provision does without a Caddy
+// context: base_url, the resolver and the answer path.
+func serveWith(tb testing.TB, h *Handler, t table.Table) {
+	tb.Helper()
+	h.base, _ = answer.ParseBaseURL(h.BaseURL)
+	rs, err := h.newResolver(t)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h.resolver.Store(rs)
+	page, err := info.LoadPage(h.InfoTemplate)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.provisionAnswers(page); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(h.answers.Close)
+}
+
+// loadTable loads h's table as Provision does, without the pool.
+func loadTable(tb testing.TB, h *Handler) table.Table {
+	tb.Helper()
+	t, err := table.Load(h.Tables, h.Entries)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
 // BenchmarkResolve measures resolution of request cores against a
 // 1M-entry table, with the cache on and off.
 func BenchmarkResolve(b *testing.B) {
@@ -167,13 +200,9 @@ func BenchmarkResolve(b *testing.B) {
 // top of routing.
 func BenchmarkServeHTTP(b *testing.B) {
 	keys := syntheticKeys(100_000)
-	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, Foreign: "404",
+	h := &Handler{Tables: []string{writeSyntheticTable(b, b.TempDir(), keys)}, Foreign: "404", NoSignposting: true, NoNegotiation: true,
 		Entries: []table.Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html"}}, logger: zap.NewNop()}
-	rs, err := newBenchResolver(h)
-	if err != nil {
-		b.Fatal(err)
-	}
-	h.resolver.Store(rs)
+	serveWith(b, h, loadTable(b, h))
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error { // serves every in-place target
 		w.WriteHeader(http.StatusOK)
 		return nil
@@ -223,20 +252,11 @@ func TestRedirectHitAllocations(t *testing.T) {
 		{"compiled, no signposting", compiled, false, 4},
 	} {
 		h := &Handler{Tables: []string{c.file}, Foreign: "404", BaseURL: "https://ark.example.org", NoSignposting: !c.signposting, logger: zap.NewNop()}
-		h.base, _ = parseBaseURL(h.BaseURL)
-		if err := h.provisionMachineReadable(defaultCacheSize); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(h.closeMachineReadable)
 		tbl, err := table.Open(h.Tables, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs, err := h.newResolver(tbl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.resolver.Store(rs)
+		serveWith(t, h, tbl)
 		// Each request has a replacer of its own, to which Caddy's server
 		// has already given its http.* placeholders, as it does before
 		// any handler runs.
@@ -298,9 +318,9 @@ func BenchmarkCacheHitRatio(b *testing.B) {
 			core = fmt.Sprintf("ark:12345/unknown%d", i)
 		}
 		i++
-		hits0 := counterValue(b, metrics.Counters.CacheHits)
+		hits0 := testkit.CounterValue(b, metrics.Counters.CacheHits)
 		rs.Resolve(context.Background(), core)
-		hit := counterValue(b, metrics.Counters.CacheHits) > hits0
+		hit := testkit.CounterValue(b, metrics.Counters.CacheHits) > hits0
 		all++
 		if hit {
 			hits++
@@ -330,16 +350,7 @@ func BenchmarkServeHTTPSignposting(b *testing.B) {
 		Entries: []table.Entry{{ID: "ark:12345/inplace1", Target: "/objects/inplace1.html", Meta: map[string]string{
 			"who": "Curie, Marie <0000-0002-1825-0097>", "what": "Field notes", "when": "1903", "type": "Dataset", "license": "CC-BY-4.0"}}},
 		logger: zap.NewNop()}
-	h.base, _ = parseBaseURL(h.BaseURL)
-	if err := h.provisionMachineReadable(defaultCacheSize); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(h.closeMachineReadable)
-	rs, err := newBenchResolver(h)
-	if err != nil {
-		b.Fatal(err)
-	}
-	h.resolver.Store(rs)
+	serveWith(b, h, loadTable(b, h))
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error {
 		w.WriteHeader(http.StatusOK)
 		return nil

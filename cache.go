@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/caddy-ark/caddy-ark/internal/lfu"
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/dgraph-io/ristretto/v2"
@@ -38,7 +39,7 @@ type resolutionCache struct {
 
 // newResolutionCache returns a cache for size resolutions.
 func newResolutionCache(size int) (*resolutionCache, error) {
-	c, err := newRistretto[*resolve.Resolution](size)
+	c, err := lfu.New[*resolve.Resolution](size)
 	if err != nil {
 		return nil, err
 	}
@@ -87,15 +88,4 @@ func (rc *resolutionCache) Close() {
 		rc.closed = true
 		rc.c.Close()
 	}
-}
-
-// newRistretto returns a ristretto cache of size entries, each costing 1,
-// with the usual ten counters an entry.
-func newRistretto[V any](size int) (*ristretto.Cache[string, V], error) {
-	return ristretto.NewCache(&ristretto.Config[string, V]{
-		NumCounters:        int64(size) * 10,
-		MaxCost:            int64(size),
-		BufferItems:        64,
-		IgnoreInternalCost: true,
-	})
 }

@@ -2,12 +2,11 @@ package ark
 
 import (
 	"fmt"
-	"hash/fnv"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 
+	"github.com/caddy-ark/caddy-ark/answer"
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
@@ -16,6 +15,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/table/pool"
 	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -99,10 +99,14 @@ var subdirectives = []subdirective{
 		h.OAI = new(oai.Config)
 		return h.OAI.UnmarshalCaddyfile(d)
 	}},
-	{"signposting", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalSignposting(d) }},
-	{"negotiate", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalNegotiate(d) }},
+	{"signposting", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return answer.UnmarshalSignposting(d, &h.NoSignposting, &h.SignpostFormats)
+	}},
+	{"negotiate", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return answer.UnmarshalNegotiate(d, &h.NoNegotiation)
+	}},
 	{"metadata_defaults", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
-		return h.unmarshalMetadataDefaults(d)
+		return answer.UnmarshalMetadataDefaults(d, &h.MetadataDefaults)
 	}},
 }
 
@@ -198,17 +202,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	if len(h.Tables) > 0 {
-		h.TableStamp = tableStamp(h.Tables)
+		h.TableStamp = pool.Stamp(h.Tables)
 	}
 	return nil
-}
-
-// tableStamp digests the versions (size, modification time, inode) of the
-// table files at paths, for Handler.TableStamp.
-func tableStamp(paths []string) string {
-	digest := fnv.New64a()
-	_, _ = io.WriteString(digest, tableKey(paths, statFiles(paths), ""))
-	return strconv.FormatUint(digest.Sum64(), 16)
 }
 
 // unmarshalNAANs reads "naan <naan>...", checking each NAAN.
@@ -231,7 +227,7 @@ func (h *Handler) unmarshalBaseURL(d *caddyfile.Dispenser) error {
 	if err := caddyfileargs.One(d, &h.BaseURL); err != nil {
 		return err
 	}
-	if _, err := parseBaseURL(h.BaseURL); err != nil {
+	if _, err := answer.ParseBaseURL(h.BaseURL); err != nil {
 		return d.WrapErr(err)
 	}
 	return nil

@@ -89,17 +89,13 @@ func BenchmarkServeCompiled(b *testing.B) {
 	} else {
 		keys = readKeys(b, os.Getenv("ARK_BENCH_KEYS"))
 	}
-	h := &Handler{Tables: []string{path}, Foreign: "404", logger: zap.NewNop()}
+	h := &Handler{Tables: []string{path}, Foreign: "404", NoSignposting: true, NoNegotiation: true, logger: zap.NewNop()}
 	h.logs = logsum.New(h.logger, time.Minute)
 	t, err := table.Open(h.Tables, nil, true) // verify reads every page: warm
 	if err != nil {
 		b.Fatal(err)
 	}
-	rs, err := h.newResolver(t)
-	if err != nil {
-		b.Fatal(err)
-	}
-	h.resolver.Store(rs)
+	serveWith(b, h, t)
 	rng := rand.New(rand.NewPCG(3, 5))
 	paths := make([]string, 1<<18)
 	for i := range paths {

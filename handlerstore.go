@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/internal/lfu"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
@@ -52,7 +53,7 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	h.stores.store, h.stores.id = s, mod.(caddy.Module).CaddyModule().ID
 	h.stores.shared, _ = mod.(store.Shared)
 	if h.CacheSize >= 0 {
-		c, err := newRistretto[*table.Assignment](h.cacheSize())
+		c, err := lfu.New[*table.Assignment](h.cacheSize())
 		if err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func (h *Handler) joinMetrics(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	h.live.entries = ec
+	h.entries = ec
 	if h.TargetsCheck != nil {
 		return targets.RegisterMetrics(reg)
 	}
@@ -62,9 +62,9 @@ func (h *Handler) joinMetrics(ctx caddy.Context) error {
 // leaveMetrics takes the handler, being cleaned up, out of the config's
 // caddy_ark_table_entries. It may be called more than once.
 func (h *Handler) leaveMetrics() {
-	if h.live.entries != nil {
-		h.live.entries.leave(h)
-		h.live.entries = nil
+	if h.entries != nil {
+		h.entries.leave(h)
+		h.entries = nil
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-ark/caddy-ark/answer"
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/console"
 	"github.com/caddy-ark/caddy-ark/info"
@@ -33,6 +34,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/table/pool"
 	"github.com/caddy-ark/caddy-ark/targets"
 )
 
@@ -226,27 +228,26 @@ type Handler struct {
 
 	// Metadata values for every ARK under a NAAN or shoulder that its own
 	// meta does not give, such as an institution's publisher and licence.
-	MetadataDefaults []MetadataDefaults `json:"metadata_defaults,omitempty"`
+	MetadataDefaults []answer.MetadataDefaults `json:"metadata_defaults,omitempty"`
 
 	// The OAI-PMH provider: public and read only, at a path of the site,
 	// over the tables and the store as one repository (docs/oai-pmh.md).
 	// Off when absent.
 	OAI *oai.Config `json:"oai,omitempty"`
 
-	resolver  atomic.Pointer[resolve.Resolver]
-	loaded    time.Time  // when Provision ran: the datestamp of inline entries
-	base      info.Links // from BaseURL
-	siteHosts siteHosts
-	logger    *zap.Logger
-	logs      *logsum.Logger // h.logger for what may repeat with every request
-	infoPage  *htmltemplate.Template
-	live      liveTable
-	stores    handlerStore
-	minters   mint.Minters
-	console   *console.Console // the API's console, when it has one
-	stats     handlerStats
-	checks    handlerChecks
-	machine   machineReadable
+	resolver atomic.Pointer[resolve.Resolver]
+	loaded   time.Time  // when Provision ran: the datestamp of inline entries
+	base     info.Links // from BaseURL
+	logger   *zap.Logger
+	logs     *logsum.Logger // h.logger for what may repeat with every request
+	live     pool.Live
+	entries  *entriesCollector // the config's caddy_ark_table_entries
+	stores   handlerStore
+	minters  mint.Minters
+	console  *console.Console // the API's console, when it has one
+	stats    handlerStats
+	checks   handlerChecks
+	answers  answer.Answerer // the answer path
 }
 
 // CaddyModule returns the Caddy module information.
@@ -269,7 +270,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.base, _ = parseBaseURL(h.BaseURL)
+	h.base, _ = answer.ParseBaseURL(h.BaseURL)
 	if err := h.joinMetrics(ctx); err != nil {
 		return err
 	}
@@ -290,14 +291,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			}
 		}
 	}
-	if h.infoPage, err = info.LoadPage(h.InfoTemplate); err != nil {
-		return err
-	}
-	cacheSize := 0
-	if h.CacheSize >= 0 {
-		cacheSize = h.cacheSize()
-	}
-	if err := h.provisionMachineReadable(cacheSize); err != nil {
+	infoPage, err := info.LoadPage(h.InfoTemplate)
+	if err != nil {
 		return err
 	}
 	if h.minters, err = mint.Compile(h.Minters); err != nil {
@@ -306,7 +301,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.openStore(ctx); err != nil {
 		return err
 	}
-	t, err := h.openTable()
+	t, err := h.live.Open(pool.Files{Paths: h.Tables, Entries: h.Entries, Verify: h.VerifyTables, Resident: h.ResidentTables, Logger: h.logger})
 	if err != nil {
 		h.closeStore()
 		return err
@@ -322,10 +317,32 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.resolver.Store(rs)
+	if err := h.provisionAnswers(infoPage); err != nil {
+		return err // Caddy calls Cleanup, which releases the rest
+	}
 	if err := h.startChecks(ctx); err != nil {
 		return err // Caddy calls Cleanup, which releases the rest
 	}
-	h.startWatching()
+	if h.Watch {
+		h.live.Watch(time.Duration(h.WatchInterval), h.swapTable, h.tablesChanged)
+	}
+	return nil
+}
+
+// swapTable builds a resolver for t, a new version of the table files
+// that the watcher loaded, and swaps it in: requests that have the old
+// resolver finish with it, later ones get the new one, with a new, empty
+// cache. The old cache is closed at once, so that its memory is not held
+// until the old resolver is collected: requests still using it miss,
+// which is safe (see resolutionCache).
+func (h *Handler) swapTable(t table.Table) error {
+	rs, err := h.newResolver(t)
+	if err != nil {
+		return err
+	}
+	if old := h.resolver.Swap(rs); old != nil {
+		old.Close()
+	}
 	return nil
 }
 
@@ -362,6 +379,19 @@ func (h *Handler) newResolver(tbl table.Table) (*resolve.Resolver, error) {
 	return rs, nil
 }
 
+// provisionAnswers sets up the answer path from the configuration, with
+// infoPage for ?info in HTML.
+func (h *Handler) provisionAnswers(infoPage *htmltemplate.Template) error {
+	linkCache := 0
+	if h.CacheSize >= 0 {
+		linkCache = h.cacheSize()
+	}
+	return h.answers.Provision(answer.Config{Base: h.base, Organization: h.Organization, Ready: h.Ready, InfoPage: infoPage,
+		NoSignposting: h.NoSignposting, NoNegotiation: h.NoNegotiation, SignpostFormats: h.SignpostFormats,
+		MetadataDefaults: h.MetadataDefaults, LinkCache: linkCache, Store: h.stores.store, TargetsChecked: h.TargetsCheck != nil,
+		Stats: h.stats.collector, Logger: h.logger, Logs: h.logs})
+}
+
 func (h *Handler) maxLength() int {
 	if h.MaxLength == 0 {
 		return defaultMaxLength
@@ -392,16 +422,20 @@ func (h *Handler) Validate() error {
 	if h.WatchInterval < 0 || h.WatchInterval > 0 && time.Duration(h.WatchInterval) < minWatchInterval {
 		return fmt.Errorf("watch_interval %v: must be at least %v", time.Duration(h.WatchInterval), minWatchInterval)
 	}
-	if _, err := parseBaseURL(h.BaseURL); err != nil {
+	if _, err := answer.ParseBaseURL(h.BaseURL); err != nil {
 		return err
 	}
-	if err := h.checkReadyPath(); err != nil {
+	apiPrefix := ""
+	if h.API != nil {
+		apiPrefix = h.API.Prefix
+	}
+	if err := answer.CheckReadyPath(h.Ready, h.API != nil, apiPrefix); err != nil {
 		return err
 	}
-	if err := checkFormatNames(h.SignpostFormats); err != nil {
+	if err := answer.CheckFormatNames(h.SignpostFormats); err != nil {
 		return fmt.Errorf("signpost_formats: %v", err)
 	}
-	if _, err := compileMetadataDefaults(h.MetadataDefaults); err != nil {
+	if err := answer.CheckMetadataDefaults(h.MetadataDefaults); err != nil {
 		return err
 	}
 	if h.Stats != nil {
@@ -410,21 +444,6 @@ func (h *Handler) Validate() error {
 		}
 	}
 	return checkForeign(h.Foreign)
-}
-
-// parseBaseURL reads base_url: "" for none, else an absolute http(s) URL
-// without user, query or fragment, whose path is kept without its
-// trailing "/".
-func parseBaseURL(raw string) (info.Links, error) {
-	if raw == "" {
-		return info.Links{}, nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsFunc(u.Host, notHostChar) {
-		return info.Links{}, fmt.Errorf("base_url %q: must be an absolute http(s) URL such as https://example.org, without query or fragment", raw)
-	}
-	return info.Links{Base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), Who: u.Host}, nil
 }
 
 // checkForeign checks a foreign setting: "" for the default, an absolute
@@ -442,7 +461,7 @@ func checkForeign(foreign string) error {
 // Cleanup writes the statistics not written yet, stops the watcher and
 // the cache's goroutines, closes the console, and releases the table and the metrics. Caddy calls it once the config's servers have
 // stopped, so the handler drops its resolver: the table's memory can then
-// be given back at once (see returnMemory) instead of when Caddy lets go
+// be given back at once (see pool.ReturnMemory) instead of when Caddy lets go
 // of the old config.
 func (h *Handler) Cleanup() error {
 	if h.API != nil {
@@ -452,19 +471,19 @@ func (h *Handler) Cleanup() error {
 		h.console.Close()
 	}
 	h.closeStats()
-	h.stopWatching()
+	h.live.StopWatching()
 	h.stopChecks()
 	h.closeStore()
 	h.leaveMetrics()
-	h.closeMachineReadable()
+	h.answers.Close()
 	if h.logs != nil {
 		h.logs.Close()
 	}
 	if rs := h.resolver.Swap(nil); rs != nil {
 		rs.Close()
 	}
-	if h.releaseTable() {
-		go returnMemory()
+	if h.live.Release() {
+		go pool.ReturnMemory()
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -19,15 +20,8 @@ type oaiSite struct{ h *Handler }
 // under.
 func (s oaiSite) Table() (table.Table, time.Time) {
 	h := s.h
-	h.live.mu.Lock()
-	rs := h.resolver.Load()
-	var stamp time.Time
-	for _, st := range h.live.stamps {
-		if t := time.Unix(0, st.modTime); st.err == "" && t.After(stamp) {
-			stamp = t
-		}
-	}
-	h.live.mu.Unlock()
+	var rs *resolve.Resolver
+	stamp := h.live.Datestamp(func() { rs = h.resolver.Load() })
 	if len(h.Entries) > 0 && h.loaded.After(stamp) {
 		stamp = h.loaded
 	}
@@ -37,5 +31,5 @@ func (s oaiSite) Table() (table.Table, time.Time) {
 // Store returns the store, nil when the site has none.
 func (s oaiSite) Store() store.Store { return s.h.Store() }
 
-func (s oaiSite) Links(r *http.Request) info.Links { return s.h.self(r) }
+func (s oaiSite) Links(r *http.Request) info.Links { return s.h.answers.Links(r) }
 func (s oaiSite) Organization() string             { return s.h.Organization }

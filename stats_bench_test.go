@@ -27,17 +27,13 @@ func BenchmarkServeHTTPStats(b *testing.B) {
 	st := testkit.Provision(b, &bolt.Store{Path: filepath.Join(b.TempDir(), "store.db")})
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error { return nil })
 	for _, on := range []bool{false, true} {
-		h := &Handler{Tables: []string{tablePath}, Foreign: "404", logger: zap.NewNop()}
-		rs, err := newBenchResolver(h)
-		if err != nil {
-			b.Fatal(err)
-		}
-		h.resolver.Store(rs)
+		h := &Handler{Tables: []string{tablePath}, Foreign: "404", NoSignposting: true, NoNegotiation: true, logger: zap.NewNop()}
 		mode := "off"
 		if on {
 			mode = "on"
 			h.stats.collector = stats.New(stats.Config{}, stats.Options{Store: st, Ours: h.ours, Logger: zap.NewNop()})
 		}
+		serveWith(b, h, loadTable(b, h))
 		for name, path := range map[string]string{"redirect": "/" + keys[42], "notfound": "/ark:12345/x5nothere"} {
 			request := func() (*httptest.ResponseRecorder, *http.Request) {
 				r := httptest.NewRequest(http.MethodGet, path, nil)

@@ -1,15 +1,12 @@
 package ark
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
-	"github.com/caddy-ark/caddy-ark/info"
-	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/answer"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddy-ark/caddy-ark/targets"
 	"github.com/caddyserver/caddy/v2"
@@ -128,12 +125,8 @@ func (s *checkedSite) Host() string {
 		return s.h.base.Who
 	}
 	if s.srv != nil {
-		for _, m := range newServerSite(s.srv).hosts {
-			for _, name := range m {
-				if !strings.Contains(name, "*") {
-					return name
-				}
-			}
+		if name := answer.ServerHostName(s.srv); name != "" {
+			return name
 		}
 	}
 	return "localhost"
@@ -145,20 +138,4 @@ func (s *checkedSite) name() string {
 		return s.h.base.Base
 	}
 	return s.Host()
-}
-
-// addTargetCheck adds to rec what the checks of the target of res found,
-// for an identifier that has its own checkable target: the store's check
-// of it when there is one, else unchecked when this site checks its
-// targets. A store that does not answer leaves it out: ?info still
-// answers.
-func (h *Handler) addTargetCheck(ctx context.Context, rec *info.Record, res *resolve.Resolution) {
-	if res.How != "exact" || res.Entry == nil || !targets.Checkable(res.Entry.Target, res.Entry.Status) || h.stores.store == nil {
-		return
-	}
-	c, err := targets.Lookup(ctx, h.stores.store, res.Entry.Target)
-	if err != nil || c == nil && h.TargetsCheck == nil {
-		return
-	}
-	rec.SetTargetCheck(c)
 }

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"net/url"

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"fmt"
@@ -10,14 +10,15 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
-// unmarshalSignposting reads "signposting off" or
-// "signposting { formats <name>... }".
-func (h *Handler) unmarshalSignposting(d *caddyfile.Dispenser) error {
+// UnmarshalSignposting reads "signposting off" or
+// "signposting { formats <name>... }" into the handler's settings off
+// (no_signposting) and formats (signpost_formats).
+func UnmarshalSignposting(d *caddyfile.Dispenser, off *bool, formats *[]string) error {
 	if d.NextArg() {
 		if d.Val() != "off" {
 			return d.Errf("signposting: %q: want off, or a block", d.Val())
 		}
-		h.NoSignposting = true
+		*off = true
 		if d.NextArg() {
 			return d.ArgErr()
 		}
@@ -27,10 +28,10 @@ func (h *Handler) unmarshalSignposting(d *caddyfile.Dispenser) error {
 		switch d.Val() {
 		case "formats":
 			names := d.RemainingArgs()
-			if err := checkFormatNames(names); err != nil {
+			if err := CheckFormatNames(names); err != nil {
 				return d.Errf("signposting: formats: %v", err)
 			}
-			h.SignpostFormats = append(make([]string, 0, len(names)), names...)
+			*formats = append(make([]string, 0, len(names)), names...)
 		default:
 			return d.Errf("signposting: unknown subdirective %q", d.Val())
 		}
@@ -38,8 +39,9 @@ func (h *Handler) unmarshalSignposting(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// unmarshalNegotiate reads "negotiate off".
-func (h *Handler) unmarshalNegotiate(d *caddyfile.Dispenser) error {
+// UnmarshalNegotiate reads "negotiate off" into the handler's setting off
+// (no_negotiation).
+func UnmarshalNegotiate(d *caddyfile.Dispenser, off *bool) error {
 	var s string
 	if err := caddyfileargs.One(d, &s); err != nil {
 		return err
@@ -47,13 +49,13 @@ func (h *Handler) unmarshalNegotiate(d *caddyfile.Dispenser) error {
 	if s != "off" {
 		return d.Errf("negotiate: %q: the only setting is off (negotiation is on by default)", s)
 	}
-	h.NoNegotiation = true
+	*off = true
 	return nil
 }
 
-// unmarshalMetadataDefaults reads
-// "metadata_defaults <prefix> { <name> <value> ... }".
-func (h *Handler) unmarshalMetadataDefaults(d *caddyfile.Dispenser) error {
+// UnmarshalMetadataDefaults reads
+// "metadata_defaults <prefix> { <name> <value> ... }" and adds it to ds.
+func UnmarshalMetadataDefaults(d *caddyfile.Dispenser, ds *[]MetadataDefaults) error {
 	if !d.NextArg() {
 		return d.ArgErr()
 	}
@@ -65,7 +67,7 @@ func (h *Handler) unmarshalMetadataDefaults(d *caddyfile.Dispenser) error {
 	if err != nil {
 		return d.Errf("metadata_defaults %s: %v", md.Prefix, err)
 	}
-	for _, other := range h.MetadataDefaults {
+	for _, other := range *ds {
 		if n, s, _ := normalize.ParsePrefix(other.Prefix); n == naan && s == shoulder {
 			return d.Errf("metadata_defaults %s is %s, which already has defaults", md.Prefix, resolve.PolicyPrefix(naan, shoulder))
 		}
@@ -83,15 +85,15 @@ func (h *Handler) unmarshalMetadataDefaults(d *caddyfile.Dispenser) error {
 			return d.Errf("metadata_defaults %s: %s: want one value (quote it)", md.Prefix, name)
 		}
 	}
-	if _, err := compileMetadataDefaults(append(slices.Clip(h.MetadataDefaults), md)); err != nil {
+	if _, err := compileMetadataDefaults(append(slices.Clip(*ds), md)); err != nil {
 		return d.Err(err.Error())
 	}
-	h.MetadataDefaults = append(h.MetadataDefaults, md)
+	*ds = append(*ds, md)
 	return nil
 }
 
-// checkFormatNames refuses a name that is not a metadata format's.
-func checkFormatNames(names []string) error {
+// CheckFormatNames refuses a name that is not a metadata format's.
+func CheckFormatNames(names []string) error {
 	for _, name := range names {
 		if formatNamed(name) == nil {
 			names := make([]string, len(metadataFormats))

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"io"
@@ -17,11 +17,11 @@ const wellKnownPath = "/.well-known/ark"
 // makes a resolution request. It is base_url when the operator set it;
 // else "/" unless routing stripped a prefix before this handler
 // (handle_path /resolver/* gives "/resolver/").
-func (h *Handler) wellKnownAnswer(r *http.Request) reply {
+func (an *Answerer) wellKnownAnswer(r *http.Request) reply {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return reply{kind: replyWellKnown, status: http.StatusMethodNotAllowed, reason: r.Method + " is not supported here", allow: "GET, HEAD"}
 	}
-	service := h.base.Base
+	service := an.base.Base
 	if service == "" {
 		service = servicePrefix(r)
 	}

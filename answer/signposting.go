@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"maps"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/internal/lfu"
 	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/signpost"
@@ -39,15 +40,15 @@ type signposted struct {
 	header []string // never an answer's own: the header directive rewrites those in place
 }
 
-// provisionMachineReadable sets up signposting and negotiation from the
-// configuration, with a cache of cacheSize Link headers (none when 0).
-func (h *Handler) provisionMachineReadable(cacheSize int) error {
-	m := machineReadable{signposting: !h.NoSignposting, negotiate: !h.NoNegotiation, advertised: h.SignpostFormats}
+// provisionMachineReadable sets up signposting and negotiation from c,
+// with a cache of c.LinkCache Link headers (none when 0).
+func (an *Answerer) provisionMachineReadable(c Config) error {
+	m := machineReadable{signposting: !c.NoSignposting, negotiate: !c.NoNegotiation, advertised: c.SignpostFormats}
 	if m.advertised == nil {
 		m.advertised = defaultAdvertised
 	}
 	var err error
-	if m.defaults, err = compileMetadataDefaults(h.MetadataDefaults); err != nil {
+	if m.defaults, err = compileMetadataDefaults(c.MetadataDefaults); err != nil {
 		return err
 	}
 	for i := range metadataFormats {
@@ -62,21 +63,21 @@ func (h *Handler) provisionMachineReadable(cacheSize int) error {
 	m.infoOffers = append(slices.Clip(infoTypes), m.namedTypes...)
 	// By default an identifier without metadata advertises only ?info:
 	// its record in any other format would hold only unknown values.
-	m.bareAdvertised = h.SignpostFormats
+	m.bareAdvertised = c.SignpostFormats
 	m.bare = [2]bareHeader{newBareHeader(m.described, m.bareAdvertised, false), newBareHeader(m.described, m.bareAdvertised, true)}
-	if cacheSize > 0 && m.signposting {
-		if m.headers, err = newRistretto[*signposted](cacheSize); err != nil {
+	if c.LinkCache > 0 && m.signposting {
+		if m.headers, err = lfu.New[*signposted](c.LinkCache); err != nil {
 			return err
 		}
 	}
-	h.machine = m
+	an.machine = m
 	return nil
 }
 
 // closeMachineReadable stops the Link header cache's goroutines.
-func (h *Handler) closeMachineReadable() {
-	if h.machine.headers != nil {
-		h.machine.headers.Close()
+func (an *Answerer) closeMachineReadable() {
+	if an.machine.headers != nil {
+		an.machine.headers.Close()
 	}
 }
 
@@ -85,24 +86,24 @@ func (h *Handler) closeMachineReadable() {
 // withdrawn), and Vary: Accept when negotiation could have answered it
 // otherwise. A URN has no ?info: it keeps cite-as alone when served in
 // place. The values of the headers come from values.
-func (h *Handler) addSignposting(hdr http.Header, values *headerValues, at info.Links, res *resolve.Resolution) {
+func (an *Answerer) addSignposting(hdr http.Header, values *headerValues, at info.Links, res *resolve.Resolution) {
 	switch res.Outcome {
 	case resolve.OutcomeInPlace, resolve.OutcomeRedirect, resolve.OutcomeRelated, resolve.OutcomeGone:
 	default:
 		return
 	}
-	if !res.IsARK || !h.machine.signposting {
+	if !res.IsARK || !an.machine.signposting {
 		links, n := signpost.BasicLinks(at.Base, res.Key, res.IsARK, res.Outcome == resolve.OutcomeInPlace)
 		if n > 0 {
 			addLinks(hdr, values.copyOf(links[:n]))
 		}
-		if res.IsARK && h.machine.negotiate {
+		if res.IsARK && an.machine.negotiate {
 			addVary(hdr, values)
 		}
 		return
 	}
-	addLinks(hdr, h.linkHeader(values, at, res))
-	if h.machine.negotiate {
+	addLinks(hdr, an.linkHeader(values, at, res))
+	if an.machine.negotiate {
 		addVary(hdr, values)
 	}
 }
@@ -131,25 +132,25 @@ func addVary(hdr http.Header, values *headerValues) {
 // one built from the same base, answer and meta. The slice is the
 // answer's own (from values), never the cache's: Caddy's header
 // directive (a deferred replace) rewrites an answer's values in place.
-func (h *Handler) linkHeader(values *headerValues, at info.Links, res *resolve.Resolution) []string {
-	if text, ok := h.bareLinkHeader(at, res); ok {
+func (an *Answerer) linkHeader(values *headerValues, at info.Links, res *resolve.Resolution) []string {
+	if text, ok := an.bareLinkHeader(at, res); ok {
 		return values.one(text)
 	}
 	var meta map[string]string
 	if res.Entry != nil {
 		meta = res.Entry.Meta
 	}
-	c := h.machine.headers
+	c := an.machine.headers
 	if c != nil {
 		if s, ok := c.Get(res.Key); ok && s.base == at.Base && s.status == res.Status && s.how == res.How && maps.Equal(s.meta, meta) {
 			return values.copyOf(s.header)
 		}
 	}
-	advertised := h.machine.advertised
-	if !h.hasMetadata(res) {
-		advertised = h.machine.bareAdvertised // a bare header too long for the budget
+	advertised := an.machine.advertised
+	if !an.hasMetadata(res) {
+		advertised = an.machine.bareAdvertised // a bare header too long for the budget
 	}
-	subject, _ := h.describe(at, res, "")
+	subject, _ := an.describe(at, res, "")
 	header := subject.Header(advertised, signpost.MaxHeaderBytes)
 	if c != nil {
 		c.Set(res.Key, &signposted{base: at.Base, status: res.Status, how: res.How, meta: meta, header: slices.Clone(header)}, 1)
@@ -159,18 +160,18 @@ func (h *Handler) linkHeader(values *headerValues, at info.Links, res *resolve.R
 
 // describe returns the signposting and the metadata record of the
 // resolved identifier res, target its built target.
-func (h *Handler) describe(at info.Links, res *resolve.Resolution, target string) (*signpost.Subject, *metadata.Record) {
+func (an *Answerer) describe(at info.Links, res *resolve.Resolution, target string) (*signpost.Subject, *metadata.Record) {
 	var meta map[string]string
 	if res.Entry != nil {
 		meta = res.Entry.Meta
 	}
 	var defaults metadata.Defaults
 	if res.IsARK {
-		defaults = h.machine.defaults.covering(res.Ark)
+		defaults = an.machine.defaults.covering(res.Ark)
 	}
 	url := at.IdentifierURL(res.Key)
 	rec := metadata.New(metadata.Identifier{ID: res.Key, URL: url, Resolver: at.Base + "/", Target: target,
-		Status: res.Status, Reason: res.Reason}, meta, defaults, h.Organization)
+		Status: res.Status, Reason: res.Reason}, meta, defaults, an.organization)
 	var types, authors []string
 	if rec.Type.General != "" {
 		types = []string{"https://schema.org/" + rec.Type.SchemaOrg()}
@@ -188,7 +189,7 @@ func (h *Handler) describe(at info.Links, res *resolve.Resolution, target string
 	if rec.Withdrawal != nil && rec.Withdrawal.Successor != nil {
 		successor = rec.Withdrawal.Successor.URL
 	}
-	subject := signpost.NewSubject(url, res.Outcome == resolve.OutcomeInPlace, h.machine.described,
+	subject := signpost.NewSubject(url, res.Outcome == resolve.OutcomeInPlace, an.machine.described,
 		types, rec.License.URI, authors, items, successor)
 	return subject, rec
 }

@@ -1,4 +1,4 @@
-package ark
+package pool_test
 
 import (
 	"fmt"
@@ -10,27 +10,11 @@ import (
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
+	"github.com/caddy-ark/caddy-ark/table/pool"
 	"github.com/caddyserver/caddy/v2"
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
+
+	_ "github.com/caddy-ark/caddy-ark" // registers the ark module, whose handlers use the pool
 )
-
-// counterValue reads a counter in this process.
-func counterValue(t testing.TB, c prometheus.Counter) float64 {
-	t.Helper()
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetCounter().GetValue()
-}
-
-// pooled returns the tables in the pool.
-func pooled() []table.Table {
-	var ts []table.Table
-	tables.Range(func(_, v any) bool { ts = append(ts, v.(pooledTable).t); return true })
-	return ts
-}
 
 // Many config reloads of a watching, caching handler: the table is read
 // once and shared, and nothing piles up: goroutines (watchers, caches),
@@ -55,8 +39,8 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 		}
 	}
 	check("first config")
-	loads := counterValue(t, metrics.Counters.LoadsOK[metrics.TriggerConfig])
-	first := pooled()
+	loads := testkit.CounterValue(t, metrics.Counters.LoadsOK[metrics.TriggerConfig])
+	first := pool.Pooled()
 	if len(first) != 1 {
 		t.Fatalf("%d tables in the pool, want 1", len(first))
 	}
@@ -70,10 +54,10 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 		}
 		check(fmt.Sprintf("reload %d", i))
 	}
-	if got := counterValue(t, metrics.Counters.LoadsOK[metrics.TriggerConfig]) - loads; got != 0 {
+	if got := testkit.CounterValue(t, metrics.Counters.LoadsOK[metrics.TriggerConfig]) - loads; got != 0 {
 		t.Errorf("caddy_ark_table_loads_total counted %v reads of the unchanged table in %d reloads", got, reloads)
 	}
-	if now := pooled(); len(now) != 1 || now[0] != first[0] {
+	if now := pool.Pooled(); len(now) != 1 || now[0] != first[0] {
 		t.Errorf("after %d reloads the pool holds %d tables, the first one: %v; want just the first", reloads, len(now), len(now) > 0 && now[0] == first[0])
 	}
 	testkit.WaitFor(t, fmt.Sprintf("goroutines back to %d (+2)", baseline), func() bool {
@@ -84,7 +68,7 @@ func TestManyReloadsShareTheTableAndLeakNothing(t *testing.T) {
 	if err := caddy.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(pooled()); n != 0 {
+	if n := len(pool.Pooled()); n != 0 {
 		t.Errorf("%d tables in the pool after stopping", n)
 	}
 }

@@ -1,7 +1,9 @@
-package ark
+package answer
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 
@@ -14,13 +16,13 @@ import (
 // routes match that host by name (a request that reached a catch-all site
 // could carry any Host, which would then be reflected into links and
 // cached by shared caches); else path-absolute references.
-func (h *Handler) self(r *http.Request) info.Links {
-	at := h.base
+func (an *Answerer) self(r *http.Request) info.Links {
+	at := an.base
 	if at.Base == "" {
-		at = requestSelf(r, h.siteHosts.origin)
+		at = requestSelf(r, an.siteHosts.origin)
 	}
-	if h.Organization != "" {
-		at.Who = h.Organization
+	if an.organization != "" {
+		at.Who = an.organization
 	}
 	return at
 }
@@ -64,6 +66,21 @@ func servicePrefix(r *http.Request) string {
 		return ""
 	}
 	return prefix
+}
+
+// ParseBaseURL reads base_url: "" for none, else an absolute http(s) URL
+// without user, query or fragment, whose path is kept without its
+// trailing "/".
+func ParseBaseURL(raw string) (info.Links, error) {
+	if raw == "" {
+		return info.Links{}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsFunc(u.Host, notHostChar) {
+		return info.Links{}, fmt.Errorf("base_url %q: must be an absolute http(s) URL such as https://example.org, without query or fragment", raw)
+	}
+	return info.Links{Base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), Who: u.Host}, nil
 }
 
 // notHostChar reports whether c may not appear in a URL's host and port.

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"fmt"
@@ -50,6 +50,12 @@ func compileMetadataDefaults(ds []MetadataDefaults) (defaultsByPrefix, error) {
 		out[naan][shoulder] = d.Meta
 	}
 	return out, nil
+}
+
+// CheckMetadataDefaults checks metadata_defaults ds as Provision does.
+func CheckMetadataDefaults(ds []MetadataDefaults) error {
+	_, err := compileMetadataDefaults(ds)
+	return err
 }
 
 // covering returns the defaults of the longest shoulder that starts a's

@@ -1,10 +1,17 @@
-package ark
+// Package pool shares loaded tables across Caddy configs and handlers,
+// watches their files and swaps a new version in, and keeps compiled
+// tables resident in memory when asked: the tables' life in a running
+// server. Its pool is one per process (caddy.UsagePool), so a config
+// reload that keeps a table shares it instead of reading it again.
+package pool
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"runtime/debug"
@@ -28,17 +35,26 @@ import (
 // the same tables. Tables are never changed, only replaced.
 var tables = caddy.NewUsagePool()
 
-// liveTable is what a Handler keeps about the table it serves, besides the
-// resolver: the table's place in the pool, its metric, and the watcher.
-// Once the watcher runs, only it touches key and stamps, under mu, until
-// Cleanup has stopped it.
-type liveTable struct {
-	mu      sync.Mutex        // held by the watcher to swap a table in, and to stop it
-	inline  string            // hash of the handler's own entries, part of every key
-	key     string            // pool key of the table in use, "" once released
-	stamps  []fileStamp       // the versions of the files it was read from
-	entries *entriesCollector // the config's caddy_ark_table_entries
-	stop    chan struct{}     // closed to stop the watcher; nil when none runs
+// Files are where a handler's table comes from and how it is held.
+type Files struct {
+	Paths    []string      // the table files
+	Entries  []table.Entry // the handler's own entries, merged with them
+	Verify   bool          // check a compiled table's whole checksum when it is opened (verify_tables)
+	Resident bool          // keep a compiled table's pages locked in memory (resident_tables)
+	Logger   *zap.Logger   // the handler's: loads, swaps and resident tables are logged there
+}
+
+// Live is what a handler keeps about the table it serves, besides the
+// resolver: the table's place in the pool, and the watcher. Once the
+// watcher runs, only it touches key and stamps, under mu, until
+// StopWatching has stopped it.
+type Live struct {
+	mu     sync.Mutex    // held by the watcher to swap a table in, and to stop it
+	files  Files         // set by Open
+	inline string        // hash of the handler's own entries, part of every key
+	key    string        // pool key of the table in use, "" once released
+	stamps []fileStamp   // the versions of the files it was read from
+	stop   chan struct{} // closed to stop the watcher; nil when none runs
 }
 
 // warmer is a table whose index is read from disk as lookups touch it (a
@@ -60,7 +76,7 @@ type pooledTable struct {
 // Destruct implements caddy.Destructor: it stops warming the table. A
 // table in the heap holds nothing but memory; a compiled table's mapping
 // is released once the table is garbage, when no request still reads it
-// (see compiledTable).
+// (see table.OpenCompiled).
 func (p pooledTable) Destruct() error {
 	close(p.stop)
 	return nil
@@ -135,42 +151,44 @@ func entriesHash(entries []table.Entry) string {
 // read: what was read may be neither version.
 var errChanged = errors.New("a table file changed while it was being read; try again")
 
-// openTable gets the handler's table for a config load, from the pool or
-// by reading it, and notes what it is in h.live. A file that keeps
-// changing while it is read fails the load after a few tries.
-func (h *Handler) openTable() (table.Table, error) {
-	h.live.inline = entriesHash(h.Entries)
-	if h.ResidentTables {
-		h.live.inline += " resident" // a table kept in memory is not the same as one that is not
+// Open gets the table of f for a config load, from the pool or by
+// reading it, and notes what it is in l. A file that keeps changing
+// while it is read fails the load after a few tries. Unless it fails,
+// Release must give the table back once the handler no longer serves it.
+func (l *Live) Open(f Files) (table.Table, error) {
+	l.files = f
+	l.inline = entriesHash(f.Entries)
+	if f.Resident {
+		l.inline += " resident" // a table kept in memory is not the same as one that is not
 	}
 	for try := 1; ; try++ {
-		stamps := statFiles(h.Tables)
-		key := tableKey(h.Tables, stamps, h.live.inline)
-		t, err := h.acquireTable(key, stamps, metrics.TriggerConfig)
+		stamps := statFiles(f.Paths)
+		key := tableKey(f.Paths, stamps, l.inline)
+		t, err := l.acquire(key, stamps, metrics.TriggerConfig)
 		if errors.Is(err, errChanged) && try < 3 {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		h.live.key, h.live.stamps = key, stamps
+		l.key, l.stamps = key, stamps
 		return t, nil
 	}
 }
 
-// acquireTable returns the table of key, reading the files (expected at
+// acquire returns the table of key, reading the files (expected at
 // stamps) when the pool does not hold it yet. Unless it fails, the caller
 // must release key with tables.Delete once it no longer uses the table.
-func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (table.Table, error) {
+func (l *Live) acquire(key string, stamps []fileStamp, trigger int) (table.Table, error) {
 	v, _, err := tables.LoadOrNew(key, func() (caddy.Destructor, error) {
-		t, err := h.readTable(stamps, trigger)
+		t, err := l.read(stamps, trigger)
 		if err != nil {
 			return nil, err
 		}
 		p := pooledTable{t: t, stop: make(chan struct{})}
 		if w, ok := t.(warmer); ok {
-			if h.ResidentTables {
-				go h.keepResident(w, p.stop)
+			if l.files.Resident {
+				go l.keepResident(w, p.stop)
 			} else {
 				go w.Warm(p.stop)
 			}
@@ -184,29 +202,30 @@ func (h *Handler) acquireTable(key string, stamps []fileStamp, trigger int) (tab
 	return v.(pooledTable).t, nil
 }
 
-// readTable reads and indexes the handler's tables, which are expected at
+// read reads and indexes the handler's tables, which are expected at
 // stamps, counting and logging the load. A compiled file that the watcher
 // finds changed in place (the inode it serves, with another size or time)
 // has its whole checksum checked even without verify_tables: it was
 // written over while mapped, and a damaged index would hide identifiers.
-func (h *Handler) readTable(stamps []fileStamp, trigger int) (table.Table, error) {
+func (l *Live) read(stamps []fileStamp, trigger int) (table.Table, error) {
+	f := l.files
 	start := time.Now()
-	verify := h.VerifyTables || (trigger == metrics.TriggerWatch && changedInPlace(stamps, h.live.stamps))
-	t, err := table.Open(h.Tables, h.Entries, verify)
-	if !slices.Equal(statFiles(h.Tables), stamps) {
+	verify := f.Verify || (trigger == metrics.TriggerWatch && changedInPlace(stamps, l.stamps))
+	t, err := table.Open(f.Paths, f.Entries, verify)
+	if !slices.Equal(statFiles(f.Paths), stamps) {
 		return nil, errChanged // not a result: the file is read again once it settles
 	}
 	if err != nil {
 		metrics.Counters.LoadsError[trigger].Inc()
 		if trigger == metrics.TriggerWatch {
-			h.logger.Error("table not reloaded: the running table keeps serving", loadErrorFields(err)...)
+			f.Logger.Error("table not reloaded: the running table keeps serving", loadErrorFields(err)...)
 		}
 		return nil, err
 	}
 	metrics.Counters.LoadsOK[trigger].Inc()
-	h.logger.Info("table loaded",
+	f.Logger.Info("table loaded",
 		zap.String("trigger", metrics.TriggerNames[trigger]),
-		zap.Strings("files", h.Tables),
+		zap.Strings("files", f.Paths),
 		zap.Int("entries", t.Len()),
 		zap.Duration("duration", time.Since(start)))
 	return t, nil
@@ -240,17 +259,43 @@ func loadErrorFields(err error) []zap.Field {
 	return []zap.Field{zap.String("reason", err.Error())}
 }
 
-// releaseTable gives the handler's table back to the pool, and reports
-// whether that was its last use.
-func (h *Handler) releaseTable() (last bool) {
-	if h.live.key != "" {
-		last, _ = tables.Delete(h.live.key)
-		h.live.key = ""
+// Release gives the handler's table back to the pool, and reports
+// whether that was its last use (see ReturnMemory). It may be called more
+// than once.
+func (l *Live) Release() (last bool) {
+	if l.key != "" {
+		last, _ = tables.Delete(l.key)
+		l.key = ""
 	}
 	return last
 }
 
-// returnMemory collects a table that has just become garbage and gives its
+// Datestamp runs read (which reads what the watcher swaps, such as the
+// handler's resolver) under the lock the watcher swaps tables under, and
+// returns the latest modification time of the files the table in use was
+// read from; zero when there are none.
+func (l *Live) Datestamp(read func()) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	read()
+	var stamp time.Time
+	for _, st := range l.stamps {
+		if t := time.Unix(0, st.modTime); st.err == "" && t.After(stamp) {
+			stamp = t
+		}
+	}
+	return stamp
+}
+
+// Stamp digests the versions (size, modification time, inode) of the
+// table files at paths: a changed file changes it.
+func Stamp(paths []string) string {
+	digest := fnv.New64a()
+	_, _ = io.WriteString(digest, tableKey(paths, statFiles(paths), ""))
+	return strconv.FormatUint(digest.Sum64(), 16)
+}
+
+// ReturnMemory collects a table that has just become garbage and gives its
 // memory back to the system. Without it, a replaced table stays resident
 // for minutes: the new table was read while the old one was still in use,
 // so the heap's next collection is due only at about twice the size of
@@ -258,6 +303,6 @@ func (h *Handler) releaseTable() (last bool) {
 // to the system only gradually. One forced collection per table
 // replacement costs far less than reading the table did (BENCHMARKS.md,
 // "Memory across reloads and swaps").
-func returnMemory() {
+func ReturnMemory() {
 	debug.FreeOSMemory()
 }

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"strings"
@@ -54,18 +54,18 @@ func (b *bareHeader) header(base, key string) (string, bool) {
 
 // bareLinkHeader returns the value of the Link header of res's answers
 // when res has no metadata of its own nor by default; false otherwise.
-func (h *Handler) bareLinkHeader(at info.Links, res *resolve.Resolution) (string, bool) {
-	if h.hasMetadata(res) {
+func (an *Answerer) bareLinkHeader(at info.Links, res *resolve.Resolution) (string, bool) {
+	if an.hasMetadata(res) {
 		return "", false
 	}
-	b := &h.machine.bare[0]
+	b := &an.machine.bare[0]
 	if res.Outcome == resolve.OutcomeInPlace {
-		b = &h.machine.bare[1]
+		b = &an.machine.bare[1]
 	}
 	return b.header(at.Base, res.Key)
 }
 
 // hasMetadata reports whether res has metadata of its own or by default.
-func (h *Handler) hasMetadata(res *resolve.Resolution) bool {
-	return res.Entry != nil && len(res.Entry.Meta) > 0 || res.IsARK && h.machine.defaults.covering(res.Ark) != nil
+func (an *Answerer) hasMetadata(res *resolve.Resolution) bool {
+	return res.Entry != nil && len(res.Entry.Meta) > 0 || res.IsARK && an.machine.defaults.covering(res.Ark) != nil
 }

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"net"
@@ -121,6 +121,19 @@ func linkHost(name, port string, hasPort bool) string {
 		host += ":" + port
 	}
 	return host
+}
+
+// ServerHostName returns the first name that srv's routes are configured
+// for that is not a wildcard, "" when there is none.
+func ServerHostName(srv *caddyhttp.Server) string {
+	for _, m := range newServerSite(srv).hosts {
+		for _, name := range m {
+			if !strings.Contains(name, "*") {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // newServerSite reads srv's host matchers and the ports it listens on.

@@ -1,7 +1,8 @@
-package ark
+package answer
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/urlpath"
 	"github.com/caddy-ark/caddy-ark/metadata"
+	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/signpost"
 	"github.com/caddyserver/caddy/v2"
@@ -95,17 +97,17 @@ func refusal(status int, reason, key string) reply {
 	return reply{kind: replyRefusal, status: status, reason: reason, key: key}
 }
 
-// answer works out the answer to r: the readiness check, the well-known
+// answer works out the answer to r, rs the resolver of the moment: the readiness check, the well-known
 // resolver location, or the resolution of an identifier; replyPass for a
 // request that is none of these.
-func (h *Handler) answer(r *http.Request) reply {
-	if h.Ready != "" && r.URL.Path == h.Ready {
-		return h.readyAnswer(r)
+func (an *Answerer) answer(r *http.Request, rs *resolve.Resolver) reply {
+	if an.ready != "" && r.URL.Path == an.ready {
+		return an.readyAnswer(r, rs)
 	}
 	core, ok := requestCore(r)
 	if !ok {
 		if r.URL.Path == wellKnownPath {
-			return h.wellKnownAnswer(r)
+			return an.wellKnownAnswer(r)
 		}
 		return reply{kind: replyPass}
 	}
@@ -114,7 +116,6 @@ func (h *Handler) answer(r *http.Request) reply {
 		a.allow = "GET, HEAD"
 		return a
 	}
-	rs := h.resolver.Load()
 	if rs == nil {
 		// Only a request that outlived its server's shutdown gets here.
 		return reply{kind: replyError, err: caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))}
@@ -125,14 +126,14 @@ func (h *Handler) answer(r *http.Request) reply {
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	room.vars = arkVars{res: res, out: res.Outcome}
 	repl.Map(room.vars.get) // the one allocation of its own: a func bound to this request
-	a := h.resolutionAnswer(r, rs, repl, core, res)
+	a := an.resolutionAnswer(r, rs, repl, core, res)
 	room.vars.target, room.vars.out = a.target, a.out
 	a.room = room
 	return a
 }
 
 // resolutionAnswer works out the answer for core, which rs resolved to res.
-func (h *Handler) resolutionAnswer(r *http.Request, rs *resolve.Resolver, repl *caddy.Replacer, core string, res *resolve.Resolution) reply {
+func (an *Answerer) resolutionAnswer(r *http.Request, rs *resolve.Resolver, repl *caddy.Replacer, core string, res *resolve.Resolution) reply {
 	refuse := func(out resolve.Outcome, status int, reason string) reply {
 		a := refusal(status, reason, res.Key)
 		a.core, a.res, a.out = core, res, out
@@ -143,26 +144,26 @@ func (h *Handler) resolutionAnswer(r *http.Request, rs *resolve.Resolver, repl *
 		if errors.Is(res.Err, resolve.ErrTableDamaged) {
 			kind = "table damaged"
 		}
-		h.logs.Log(kind, zap.ErrorLevel, "the identifier could not be looked up", zap.String("raw", core), zap.Error(res.Err))
+		an.logs.Log(kind, zap.ErrorLevel, "the identifier could not be looked up", zap.String("raw", core), zap.Error(res.Err))
 		a := refuse(res.Outcome, res.Status, res.Reason)
 		a.key, a.retry = "", true
 		return a
 	}
 	if info.IsInflection(r.URL) && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
-		a := h.infoAnswer(r, rs, repl, core, res)
+		a := an.infoAnswer(r, rs, repl, core, res)
 		a.core, a.res = core, res
 		return a
 	}
 	if f, q, ok := formatRequested(r.URL); ok && info.IsARKCore(core) && res.Outcome != resolve.OutcomeForeign {
-		a := h.formatAnswer(r, repl, res, f, q)
+		a := an.formatAnswer(r, repl, res, f, q)
 		a.core, a.res = core, res
 		return a
 	}
 	if res.Key == "" {
 		return refuse(res.Outcome, res.Status, res.Reason)
 	}
-	if f, params := h.metadataAsked(r, res); f != nil {
-		return h.metadataRedirect(r, core, res, f, params)
+	if f, params := an.metadataAsked(r, res); f != nil {
+		return an.metadataRedirect(r, core, res, f, params)
 	}
 	query, err := passedQuery(r, core, res)
 	if err != nil {
@@ -197,4 +198,84 @@ func (h *Handler) resolutionAnswer(r *http.Request, rs *resolve.Resolver, repl *
 	}
 	a.kind, a.served = replyInPlace, served
 	return a
+}
+
+// requestCore returns the escaped request path without its leading "/" when
+// its first segment starts with "ark:" or "urn:" in any case. It prefers
+// the path as sent: when the request holds raw non-ASCII bytes,
+// URL.EscapedPath re-escapes the decoded path, turning "%2F" into "/".
+func requestCore(r *http.Request) (string, bool) {
+	p := r.URL.RawPath
+	if p != "" {
+		p = escapeRaw(p) // the path as sent, when it differs from Go's escaping of URL.Path
+	} else {
+		p = r.URL.EscapedPath()
+	}
+	if len(p) < 5 || p[0] != '/' {
+		return "", false
+	}
+	if scheme := p[1:5]; !strings.EqualFold(scheme, "ark:") && !strings.EqualFold(scheme, "urn:") {
+		return "", false
+	}
+	return p[1:], true
+}
+
+// escapeRaw percent-encodes the bytes of a path as sent that may not stand
+// raw in a URI (controls, space, non-ASCII, and "<>\"\\^`{|}"), leaving
+// every percent-encoding as it was.
+func escapeRaw(p string) string {
+	if !strings.ContainsFunc(p, urlpath.UnsafeInQuery) {
+		return p
+	}
+	return urlpath.PercentEncode(p, urlpath.UnsafeInQuery)
+}
+
+// passedQuery returns the query that the target receives: the request's
+// query for an ARK (inflections never get here: serveInfo answers them),
+// the q-component for a URN. For the foreign resolver it is the whole query
+// with its "?", inflections included: a bare "?" means something there too.
+func passedQuery(r *http.Request, core string, res *resolve.Resolution) (string, error) {
+	raw := r.URL.RawQuery
+	if raw == "" && !r.URL.ForceQuery {
+		return "", nil
+	}
+	if res.Outcome == resolve.OutcomeForeign {
+		return "?" + urlpath.SafeQuery(raw), nil
+	}
+	if !res.IsARK {
+		u, err := normalize.ParseURN(core + "?" + raw)
+		if err != nil {
+			return "", err
+		}
+		return urlpath.SafeQuery(u.QComponent()), nil
+	}
+	return urlpath.SafeQuery(raw), nil
+}
+
+// buildTarget returns the target of res with query added, expanding a
+// template's placeholders; it refuses a target that request data would
+// make unsafe.
+func buildTarget(res *resolve.Resolution, repl *caddy.Replacer, query string) (string, error) {
+	if res.Outcome == resolve.OutcomeForeign {
+		return res.Target + query, nil
+	}
+	t := res.Tmpl
+	if t == nil {
+		return urlpath.JoinTarget(res.Target, "", query), nil
+	}
+	target, err := t.Expand(repl, res.Suffix)
+	if err != nil {
+		return "", err
+	}
+	if t.Local && !urlpath.LocalPathSafe(target) {
+		return "", urlpath.ErrDotSegment
+	}
+	return urlpath.JoinTarget(target, "", query), nil
+}
+
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
 }

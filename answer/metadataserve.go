@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ type metadataReply struct {
 // in format f ("?info=bibtex"), q its query: the format's own URL, for
 // clients that cannot set Accept and for DOI-style redirects. It answers
 // for every ARK ?info describes (withdrawn ones too).
-func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resolve.Resolution, f *metadataFormat, q url.Values) reply {
+func (an *Answerer) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resolve.Resolution, f *metadataFormat, q url.Values) reply {
 	refuse := func(out resolve.Outcome, status int, reason string) reply {
 		a := refusal(status, reason, res.Key)
 		a.out = out
@@ -38,11 +38,11 @@ func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resol
 	if res.Key == "" || (res.Entry == nil && res.Tmpl == nil) {
 		return refuse(res.Outcome, res.Status, res.Reason)
 	}
-	target, err := h.infoTarget(res, repl)
+	target, err := an.infoTarget(res, repl)
 	if err != nil {
 		return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, res.Key+": "+err.Error())
 	}
-	s, rec := h.describe(h.self(r), res, target)
+	s, rec := an.describe(an.self(r), res, target)
 	m, err := renderMetadata(f, f.MediaType, formatParams(q), s, rec)
 	if errors.As(err, new(caddyhttp.HandlerError)) {
 		return reply{kind: replyError, err: err}
@@ -70,7 +70,7 @@ func renderMetadata(f *metadataFormat, mediaType, params string, s *signpost.Sub
 
 // infoTarget returns the target that res's metadata names: the entry's,
 // or the template's built for the request.
-func (h *Handler) infoTarget(res *resolve.Resolution, repl *caddy.Replacer) (string, error) {
+func (an *Answerer) infoTarget(res *resolve.Resolution, repl *caddy.Replacer) (string, error) {
 	if res.Tmpl == nil {
 		return res.Target, nil
 	}
@@ -79,7 +79,7 @@ func (h *Handler) infoTarget(res *resolve.Resolution, repl *caddy.Replacer) (str
 
 // writeMetadata writes m. Any origin may read it (a reference manager in
 // a browser), and it links to the identifier it describes.
-func (h *Handler) writeMetadata(w http.ResponseWriter, m *metadataReply) error {
+func (an *Answerer) writeMetadata(w http.ResponseWriter, m *metadataReply) error {
 	hdr := w.Header()
 	hdr.Set("Content-Type", contentType(m.mediaType))
 	hdr.Set("X-Content-Type-Options", "nosniff")

@@ -1,4 +1,4 @@
-package ark
+package pool
 
 import (
 	"time"
@@ -11,12 +11,12 @@ import (
 // (resident_tables), logging how it went: a refusal is a warning, not an
 // error, since the table serves on from the page cache. It stops early
 // once stop is closed (the table replaced).
-func (h *Handler) keepResident(t warmer, stop <-chan struct{}) {
+func (l *Live) keepResident(t warmer, stop <-chan struct{}) {
 	start := time.Now()
 	n, err := t.Lock(stop)
 	if err != nil {
-		h.logger.Warn("table not kept in memory: it serves from the page cache, as without resident_tables",
-			zap.Strings("files", h.Tables), zap.Error(err))
+		l.files.Logger.Warn("table not kept in memory: it serves from the page cache, as without resident_tables",
+			zap.Strings("files", l.files.Paths), zap.Error(err))
 		return
 	}
 	select {
@@ -24,8 +24,8 @@ func (h *Handler) keepResident(t warmer, stop <-chan struct{}) {
 		return
 	default:
 	}
-	h.logger.Info("table kept in memory",
-		zap.Strings("files", h.Tables),
+	l.files.Logger.Info("table kept in memory",
+		zap.Strings("files", l.files.Paths),
 		zap.String("size", humanize.IBytes(uint64(n))),
 		zap.Duration("duration", time.Since(start)))
 }

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func checkStore(ctx context.Context, s store.Store) error {
 // its table is damaged, with a JSON body saying which, and the log saying
 // why. The store is asked for nothing, which costs it one round trip; an
 // open circuit answers at once.
-func (h *Handler) readyAnswer(r *http.Request) reply {
+func (an *Answerer) readyAnswer(r *http.Request, rs *resolve.Resolver) reply {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		a := refusal(http.StatusMethodNotAllowed, "the readiness check answers GET and HEAD only", "")
 		a.allow = "GET, HEAD"
@@ -60,7 +60,6 @@ func (h *Handler) readyAnswer(r *http.Request) reply {
 	}
 	rd := readiness{Ready: true, Store: "none", Tables: "ok"}
 	var why []string
-	rs := h.resolver.Load()
 	if rs == nil {
 		rd.Ready, rd.Store = false, "unavailable"
 		why = append(why, "the configuration is being replaced")
@@ -86,7 +85,7 @@ func (h *Handler) readyAnswer(r *http.Request) reply {
 			if err != nil {
 				// Anyone may ask: the answer says the state, the log
 				// why (a server's address and user, a file's path).
-				h.logs.Log("not ready", zap.ErrorLevel, "readiness check: the store is unavailable", zap.Error(err))
+				an.logs.Log("not ready", zap.ErrorLevel, "readiness check: the store is unavailable", zap.Error(err))
 			}
 		}
 	}
@@ -114,10 +113,9 @@ func writeReady(w http.ResponseWriter, r *http.Request, status int, rd readiness
 	return err
 }
 
-// checkReadyPath checks the ready option: "" for none, else a path that
-// is neither an identifier's nor the API's.
-func (h *Handler) checkReadyPath() error {
-	p := h.Ready
+// CheckReadyPath checks the ready option p: "" for none, else a path that
+// is neither an identifier's nor, when hasAPI, the API's at apiPrefix.
+func CheckReadyPath(p string, hasAPI bool, apiPrefix string) error {
 	switch {
 	case p == "":
 		return nil
@@ -125,7 +123,7 @@ func (h *Handler) checkReadyPath() error {
 		return fmt.Errorf("ready %q: a path such as /healthz/ark, starting with /", p)
 	case len(p) >= 5 && (strings.EqualFold(p[1:5], "ark:") || strings.EqualFold(p[1:5], "urn:")):
 		return fmt.Errorf("ready %q: identifiers are answered there; choose another path", p)
-	case h.API != nil && (p == h.API.Prefix || strings.HasPrefix(p, h.API.Prefix+"/")):
+	case hasAPI && (p == apiPrefix || strings.HasPrefix(p, apiPrefix+"/")):
 		return fmt.Errorf("ready %q: the API answers there; choose another path", p)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"net/http"
@@ -27,15 +27,15 @@ var resolutionsByOutcome = func() (c [resolve.NumOutcomes]prometheus.Counter) {
 // ("ark_id", "ark_outcome"), and logs the resolution at debug level. An
 // answer that resolved nothing (a readiness check, a method refused before
 // resolution) is not observed.
-func (h *Handler) observe(r *http.Request, a *reply) {
+func (an *Answerer) observe(r *http.Request, a *reply) {
 	res := a.res
 	if res == nil || targets.IsCheck(r) {
 		return // nothing resolved, or the site's own check of an in-place target, not a client's request
 	}
 	out := a.out
 	resolutionsByOutcome[out].Inc()
-	if h.stats.collector != nil {
-		h.stats.collector.Observe(res, out)
+	if an.stats != nil {
+		an.stats.Observe(res, out)
 	}
 	var fields zapcore.ObjectMarshaler = res // no allocation in the common case
 	if out != res.Outcome {
@@ -46,7 +46,7 @@ func (h *Handler) observe(r *http.Request, a *reply) {
 			extra.Add(zap.Inline(fields)) // allocates: only worth it when the fields are logged
 		}
 	}
-	if ce := h.logger.Check(zapcore.DebugLevel, "resolved"); ce != nil {
+	if ce := an.logger.Check(zapcore.DebugLevel, "resolved"); ce != nil {
 		query := r.URL.RawQuery
 		if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && orig.URL != nil {
 			query = orig.URL.RawQuery // r may already be rewritten to its target

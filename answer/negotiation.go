@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"net/http"
@@ -18,8 +18,8 @@ var infoTypes = []string{"text/plain", "application/json", "text/html"}
 // above everything else it accepts, with that media range's parameters;
 // nil when it names none (browsers, curl's */*, no Accept): the ARK then
 // resolves as it would without negotiation.
-func (h *Handler) metadataAsked(r *http.Request, res *resolve.Resolution) (*metadataFormat, string) {
-	if !h.machine.negotiate || !res.IsARK {
+func (an *Answerer) metadataAsked(r *http.Request, res *resolve.Resolution) (*metadataFormat, string) {
+	if !an.machine.negotiate || !res.IsARK {
 		return nil, ""
 	}
 	switch res.Outcome {
@@ -28,11 +28,11 @@ func (h *Handler) metadataAsked(r *http.Request, res *resolve.Resolution) (*meta
 		return nil, ""
 	}
 	accept := r.Header["Accept"]
-	i := negotiate.Named(accept, h.machine.namedTypes)
+	i := negotiate.Named(accept, an.machine.namedTypes)
 	if i < 0 {
 		return nil, ""
 	}
-	return h.machine.namedFormat[i], negotiate.Params(accept, h.machine.namedTypes[i])
+	return an.machine.namedFormat[i], negotiate.Params(accept, an.machine.namedTypes[i])
 }
 
 // metadataRedirect answers a request for the resolved ARK res that asks
@@ -41,9 +41,9 @@ func (h *Handler) metadataAsked(r *http.Request, res *resolve.Resolution) (*meta
 // identifier, not the identifier's referent, and each format's URL is
 // cacheable on its own. The answer carries the identifier's links and
 // Vary: Accept, and any origin may read it.
-func (h *Handler) metadataRedirect(r *http.Request, core string, res *resolve.Resolution, f *metadataFormat, params string) reply {
+func (an *Answerer) metadataRedirect(r *http.Request, core string, res *resolve.Resolution, f *metadataFormat, params string) reply {
 	return reply{kind: replyRedirect, status: http.StatusSeeOther, core: core, res: res, out: resolve.OutcomeMetadata,
-		links: true, cors: true, location: h.self(r).IdentifierURL(res.Key) + "?info=" + f.Name + formatQuery(params)}
+		links: true, cors: true, location: an.self(r).IdentifierURL(res.Key) + "?info=" + f.Name + formatQuery(params)}
 }
 
 // formatQuery returns the parameters of a media range that a format reads

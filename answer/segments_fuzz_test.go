@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"context"
@@ -24,9 +24,12 @@ func FuzzRequestTargets(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	h := &Handler{Foreign: "404", CacheSize: -1, Entries: []table.Entry{{ID: "ark:12345/o1", Target: "/files/"}},
-		Templates: []resolve.Template{{Prefix: "ark:12345/t3", Target: "/t/{http.ark.blade}{http.ark.suffix}"}}}
-	rs, err := newBenchResolver(h)
+	t, err := table.Load(nil, []table.Entry{{ID: "ark:12345/o1", Target: "/files/"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	rs, err := resolve.New(resolve.Options{Table: t, MaxLength: 1024,
+		Templates: []resolve.Template{{Prefix: "ark:12345/t3", Target: "/t/{http.ark.blade}{http.ark.suffix}"}}})
 	if err != nil {
 		f.Fatal(err)
 	}

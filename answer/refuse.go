@@ -1,4 +1,4 @@
-package ark
+package answer
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // {http.error.status_code} and the reason in {http.error.message}.
 // Otherwise a client that prefers text/html gets a small page, and every
 // other client the reason as one line of text/plain.
-func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, reason, key string) error {
+func (an *Answerer) refuse(w http.ResponseWriter, r *http.Request, status int, reason, key string) error {
 	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
 		return caddyhttp.Error(status, errors.New(reason))
 	}
@@ -23,9 +23,9 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, rea
 	if info.Negotiate(r.Header.Values("Accept")) != info.FormatHTML {
 		return info.WriteRefusal(w, status, reason)
 	}
-	at := h.self(r)
+	at := an.self(r)
 	rec := info.RefusalRecord{Status: status, StatusText: http.StatusText(status), Reason: reason, ID: key,
-		Home: at.Base + "/", Organization: h.Organization}
+		Home: at.Base + "/", Organization: an.organization}
 	if status == http.StatusGone && key != "" {
 		rec.InfoURL = at.InfoURL(key)
 	}
