@@ -12,14 +12,19 @@
 package answer
 
 import (
+	"errors"
 	htmltemplate "html/template"
 	"net/http"
+	"net/url"
 
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
+	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/signpost"
 	"github.com/caddy-ark/caddy-ark/stats"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 )
@@ -108,3 +113,161 @@ func (an *Answerer) Serve(w http.ResponseWriter, r *http.Request, rs *resolve.Re
 // else the request's scheme and host when the site is configured for
 // that host by name, else path-absolute references.
 func (an *Answerer) Links(r *http.Request) info.Links { return an.self(r) }
+
+// replyKind says what an answer does.
+type replyKind uint8
+
+const (
+	replyPass      replyKind = iota // not for this handler: the next one answers
+	replyRefusal                    // status with a one-line reason
+	replyRedirect                   // status with Location
+	replyDirectory                  // a redirect adding the "/" an in-place directory needs
+	replyInPlace                    // the request rewritten to a local target, for next
+	replyInfo                       // ?info: a metadata record
+	replyMetadata                   // an identifier's metadata in one format
+	replyReady                      // the readiness check
+	replyWellKnown                  // /.well-known/ark
+	replyError                      // an error for Caddy to answer
+)
+
+// reply is what the handler says to a request, worked out before anything
+// is written: ServeHTTP writes it in one place and observes it once.
+type reply struct {
+	kind   replyKind
+	status int
+	// reason is why a refusal refuses; key is the normalized identifier
+	// it names, "" when there is none.
+	reason, key string
+	// err is the error of replyError.
+	err error
+
+	// core is the identifier part of the request path, as sent; res is
+	// its resolution, nil for answers that are not about an identifier.
+	core string
+	res  *resolve.Resolution
+	// out is the outcome observed: res's, unless the request was refused
+	// after resolution or its in-place target turned out missing.
+	out resolve.Outcome
+	// room holds the memory of an answer about an identifier, with the
+	// request's {http.ark.*} placeholders (the outcome they say changes
+	// with out); nil when nothing resolved.
+	room *answerRoom
+	// target is the built target, "" until it is built.
+	target string
+
+	// links says whether the answer carries the identifier's Link headers.
+	links bool
+	// cors says whether any origin may read the answer: metadata, and
+	// the redirect to it.
+	cors bool
+	// allow is the Allow header of a 405, "" otherwise.
+	allow string
+	// retry says whether a 503 carries Retry-After.
+	retry bool
+
+	location string       // a redirect's Location
+	service  string       // the resolver service's path, at the well-known path
+	served   *url.URL     // the local target an in-place answer rewrites to
+	query    string       // the query an in-place directory's redirect keeps
+	record   *info.Record // ?info's record
+	// describe builds the signposting and metadata record of ?info's
+	// identifier, for ?info to answer in a metadata format; nil for a
+	// NAAN's or shoulder's policy.
+	describe func() (*signpost.Subject, *metadata.Record)
+	metadata *metadataReply // replyMetadata's format and record
+	ready    readiness      // the readiness check's report
+}
+
+// headerValues returns the room for the values of a's headers, nil when
+// a has no room.
+func (a *reply) headerValues() *headerValues {
+	if a.room == nil {
+		return nil
+	}
+	return &a.room.values
+}
+
+// refusal returns an answer refusing a request with status and reason;
+// key is the normalized identifier, "" when the request is not one.
+func refusal(status int, reason, key string) reply {
+	return reply{kind: replyRefusal, status: status, reason: reason, key: key}
+}
+
+// answer works out the answer to r, rs the resolver of the moment: the readiness check, the well-known
+// resolver location, or the resolution of an identifier; replyPass for a
+// request that is none of these.
+func (an *Answerer) answer(r *http.Request, rs *resolve.Resolver) reply {
+	if an.ready != "" && r.URL.Path == an.ready {
+		return an.readyAnswer(r, rs)
+	}
+	core, ok := requestCore(r)
+	if !ok {
+		if r.URL.Path == wellKnownPath {
+			return an.wellKnownAnswer(r)
+		}
+		return reply{kind: replyPass}
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		a := refusal(http.StatusMethodNotAllowed, "an identifier is answered for GET and HEAD only, not "+r.Method, "")
+		a.allow = "GET, HEAD"
+		return a
+	}
+	if rs == nil {
+		// Only a request that outlived its server's shutdown gets here.
+		return reply{kind: replyError, err: caddyhttp.Error(http.StatusServiceUnavailable, errors.New("the configuration is being replaced"))}
+	}
+	hit := hitRooms.Get().(*hitRoom)
+	res := rs.ResolveIn(r.Context(), core, &hit.Room)
+	room := answerRoomOf(hit, res)
+	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	room.vars = arkVars{res: res, out: res.Outcome}
+	repl.Map(room.vars.get) // the one allocation of its own: a func bound to this request
+	a := an.resolutionAnswer(r, rs, repl, core, res)
+	room.vars.target, room.vars.out = a.target, a.out
+	a.room = room
+	return a
+}
+
+// write writes a, or hands r to next: rewritten to its target for an
+// in-place answer, as it came for a request that is not the handler's.
+// An in-place target that turns out missing changes a's outcome.
+func (an *Answerer) write(w http.ResponseWriter, r *http.Request, a *reply, next caddyhttp.Handler) error {
+	switch a.kind {
+	case replyPass:
+		return next.ServeHTTP(w, r)
+	case replyError:
+		return a.err
+	case replyReady:
+		return writeReady(w, r, a.status, a.ready)
+	case replyWellKnown:
+		return writeWellKnown(w, a)
+	case replyInfo:
+		return an.writeInfo(w, r, a.record, a.describe)
+	case replyMetadata:
+		return an.writeMetadata(w, a.metadata)
+	}
+	hdr, values := w.Header(), a.headerValues()
+	if a.links {
+		an.addSignposting(hdr, values, an.self(r), a.res)
+	}
+	if a.cors {
+		hdr["Access-Control-Allow-Origin"] = values.one("*")
+	}
+	switch a.kind {
+	case replyRedirect:
+		hdr["Location"] = values.one(a.location)
+		w.WriteHeader(a.status)
+		return nil
+	case replyDirectory:
+		return redirectToDirectory(w, an.self(r), a.res, a.query)
+	case replyInPlace:
+		return an.writeInPlace(w, r, a, next)
+	}
+	if a.allow != "" {
+		hdr.Set("Allow", a.allow)
+	}
+	if a.retry {
+		hdr.Set("Retry-After", resolve.RetryAfter)
+	}
+	return an.refuse(w, r, a.status, a.reason, a.key)
+}

@@ -82,12 +82,3 @@ func ParseBaseURL(raw string) (info.Links, error) {
 	}
 	return info.Links{Base: u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), Who: u.Host}, nil
 }
-
-// notHostChar reports whether c may not appear in a URL's host and port.
-func notHostChar(c rune) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return false
-	}
-	return !strings.ContainsRune("-._~:[]%!$&'()*+,;=", c)
-}

@@ -158,3 +158,12 @@ func newServerSite(srv *caddyhttp.Server) *serverSite {
 	}
 	return site
 }
+
+// notHostChar reports whether c may not appear in a URL's host and port.
+func notHostChar(c rune) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return false
+	}
+	return !strings.ContainsRune("-._~:[]%!$&'()*+,;=", c)
+}

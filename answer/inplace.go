@@ -6,57 +6,16 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 )
-
-// write writes a, or hands r to next: rewritten to its target for an
-// in-place answer, as it came for a request that is not the handler's.
-// An in-place target that turns out missing changes a's outcome.
-func (an *Answerer) write(w http.ResponseWriter, r *http.Request, a *reply, next caddyhttp.Handler) error {
-	switch a.kind {
-	case replyPass:
-		return next.ServeHTTP(w, r)
-	case replyError:
-		return a.err
-	case replyReady:
-		return writeReady(w, r, a.status, a.ready)
-	case replyWellKnown:
-		return writeWellKnown(w, a)
-	case replyInfo:
-		return an.writeInfo(w, r, a.record, a.describe)
-	case replyMetadata:
-		return an.writeMetadata(w, a.metadata)
-	}
-	hdr, values := w.Header(), a.headerValues()
-	if a.links {
-		an.addSignposting(hdr, values, an.self(r), a.res)
-	}
-	if a.cors {
-		hdr["Access-Control-Allow-Origin"] = values.one("*")
-	}
-	switch a.kind {
-	case replyRedirect:
-		hdr["Location"] = values.one(a.location)
-		w.WriteHeader(a.status)
-		return nil
-	case replyDirectory:
-		return redirectToDirectory(w, an.self(r), a.res, a.query)
-	case replyInPlace:
-		return an.writeInPlace(w, r, a, next)
-	}
-	if a.allow != "" {
-		hdr.Set("Allow", a.allow)
-	}
-	if a.retry {
-		hdr.Set("Retry-After", resolve.RetryAfter)
-	}
-	return an.refuse(w, r, a.status, a.reason, a.key)
-}
 
 // writeInPlace has next serve a's local target in place, and refuses with
 // 404 when nothing is there.
@@ -194,4 +153,27 @@ func (w *temporaryRedirects) ReadFrom(r io.Reader) (int64, error) {
 		w.status = http.StatusOK
 	}
 	return w.ResponseWriterWrapper.ReadFrom(r)
+}
+
+// redirectLocation returns the Location that http.Redirect, which
+// file_server answers with, writes for the decoded path p: cleaned ("//"
+// and "." segments removed, a trailing "/" kept) when p parses as a URL,
+// and with every
+// non-ASCII byte percent-encoded in lowercase hex.
+func redirectLocation(p string) string {
+	if _, err := url.Parse(p); err == nil {
+		trailing := strings.HasSuffix(p, "/")
+		if p = path.Clean(p); trailing && !strings.HasSuffix(p, "/") {
+			p += "/"
+		}
+	}
+	b := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			b = strconv.AppendInt(append(b, '%'), int64(p[i]), 16)
+			continue
+		}
+		b = append(b, p[i])
+	}
+	return string(b)
 }
