@@ -5,10 +5,12 @@
 // temporary redirect.
 //
 // This package is the Caddy module http.handlers.ark and only that: its
-// configuration, Caddyfile, provisioning, table sharing and watching, the
-// resolution cache and the request path. What it composes lives in packages
-// of their own (normalize, table, store, resolve, info, api, cli, …; see the
-// README's Architecture), none of which imports this one; only cmd/ does.
+// configuration, Caddyfile, provisioning, the one store module of a
+// handler, the resolution cache and the wiring of ServeHTTP. What it
+// composes lives in packages of their own (the answer path in answer, the
+// tables' pool and watcher in table/pool, and normalize, table, store,
+// resolve, info, api, cli, …; see the README's Architecture), none of which
+// imports this one; only cmd/ does.
 package ark
 
 import (
