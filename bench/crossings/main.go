@@ -86,11 +86,11 @@ func main() {
 type walker struct {
 	funcs   map[string]*function
 	walked  map[string]bool
-	entered map[string]int  // the files entered so far, by the order they were first entered in
-	at      string          // the file the walk is in
-	calls   int             // calls into another file
-	backUp  int             // calls into a file entered before
-	returns int             // returns to the caller's file
+	entered map[string]int // the files entered so far, by the order they were first entered in
+	at      string         // the file the walk is in
+	calls   int            // calls into another file
+	backUp  int            // calls into a file entered before
+	returns int            // returns to the caller's file
 	depth   int
 	out     io.Writer
 }
