@@ -89,7 +89,7 @@ type walker struct {
 	entered map[string]int // the files entered so far, by the order they were first entered in
 	at      string         // the file the walk is in
 	calls   int            // calls into another file
-	backUp  int            // calls into a file entered before
+	backUp  int            // calls into a file first entered before the caller's
 	returns int            // returns to the caller's file
 	depth   int
 	out     io.Writer
