@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,9 @@ import (
 	"github.com/caddy-ark/caddy-ark/answer"
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/resolve"
+	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -32,6 +35,8 @@ var entries = []table.Entry{
 	{ID: "ark:12345/x5inplace", Target: "/objects/inplace.html"},
 	{ID: "ark:12345/x5missing", Target: "/objects/missing.html"},
 	{ID: "ark:12345/x5gone", Status: http.StatusGone},
+	{ID: "ark:12345/x5dir", Target: "/objects/dir/"},
+	{ID: "ark:12345/x5moved", Target: "/objects/moved.html"},
 	{ID: "ark:12345/x5meta", Target: "https://repo.example.org/meta", Meta: map[string]string{
 		"who": "Curie, Marie", "what": "Field notes", "when": "1903", "type": "Dataset", "license": "CC-BY-4.0"}},
 }
@@ -74,18 +79,25 @@ func newSite(t *testing.T, c answer.Config) *site {
 }
 
 // fileServer stands for file_server after the ark handler: it serves
-// /objects/inplace.html and answers every other path 404, as file_server
-// does, with a Caddy error. served is the last path it was asked for.
+// /objects/inplace.html and the index of /objects/dir/, answers
+// /objects/moved.html with a permanent redirect, and every other path 404,
+// as file_server does, with a Caddy error. served is the last path it
+// was asked for.
 type fileServer struct{ served string }
 
 func (f *fileServer) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	f.served = r.URL.Path
-	if r.URL.Path != "/objects/inplace.html" {
-		return caddyhttp.Error(http.StatusNotFound, errors.New("no such file"))
+	switch r.URL.Path {
+	case "/objects/inplace.html", "/objects/dir/":
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<p>in place</p>"))
+		return nil
+	case "/objects/moved.html":
+		w.Header().Set("Location", "/objects/elsewhere.html")
+		w.WriteHeader(http.StatusMovedPermanently)
+		return nil
 	}
-	w.Header().Set("Content-Type", "text/html")
-	_, _ = w.Write([]byte("<p>in place</p>"))
-	return nil
+	return caddyhttp.Error(http.StatusNotFound, errors.New("no such file"))
 }
 
 // get asks s for target with the header lines given as name, value pairs,
@@ -165,6 +177,27 @@ func TestInPlaceIsServedByNextRewritten(t *testing.T) {
 	}
 	if out, _ := repl.GetString("http.ark.outcome"); out != "in_place" {
 		t.Errorf("outcome %q", out)
+	}
+}
+
+func TestInPlaceDirectoryGetsItsSlashAndNoRedirectIsPermanent(t *testing.T) {
+	s := newSite(t, answer.Config{})
+	w := s.must(t, "/ark:/12345/x5dir?v=2")
+	if w.Code != http.StatusFound || w.Header().Get("Location") != "https://ark.example.org/ark:12345/x5dir/?v=2" {
+		t.Errorf("a directory without its slash: %d, Location %q", w.Code, w.Header().Get("Location"))
+	}
+	if w := s.must(t, "/ark:12345/x5dir/"); w.Code != http.StatusOK || w.Body.String() != "<p>in place</p>" {
+		t.Errorf("a directory with its slash: %d %q", w.Code, w.Body)
+	}
+	if w := s.must(t, "/ark:12345/x5moved"); w.Code != http.StatusFound || w.Header().Get("Location") != "/objects/elsewhere.html" {
+		t.Errorf("next's permanent redirect: %d, Location %q", w.Code, w.Header().Get("Location"))
+	}
+}
+
+func TestQueriesGoToTheTarget(t *testing.T) {
+	s := newSite(t, answer.Config{})
+	if w := s.must(t, "/ark:12345/x5wf6789?page=2&x=%20y"); w.Header().Get("Location") != "https://repo.example.org/x5wf6789?page=2&x=%20y" {
+		t.Errorf("Location %q", w.Header().Get("Location"))
 	}
 }
 
@@ -347,6 +380,23 @@ func TestReadinessSaysWhatIsWrong(t *testing.T) {
 	}
 	if _, _, err := s.get(t, http.MethodGet, "/ark:12345/x5wf6789", nil); !isStatus(err, http.StatusServiceUnavailable) {
 		t.Errorf("an identifier while the configuration is replaced: %v", err)
+	}
+}
+
+func TestReadinessAsksTheStore(t *testing.T) {
+	st := testkit.Provision(t, &bolt.Store{Path: filepath.Join(t.TempDir(), "store.db")})
+	tbl, err := table.Load(nil, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := resolve.New(resolve.Options{Table: tbl, NAANs: []string{"12345"}, MaxLength: 1024, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSite(t, answer.Config{Ready: "/healthz/ark", Store: st})
+	s.rs = rs
+	if w := s.must(t, "/healthz/ark"); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"store":"ok"`) {
+		t.Errorf("with a store: %d %q", w.Code, w.Body)
 	}
 }
 
