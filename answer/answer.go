@@ -131,7 +131,7 @@ const (
 )
 
 // reply is what the handler says to a request, worked out before anything
-// is written: ServeHTTP writes it in one place and observes it once.
+// is written: Serve writes it in one place and observes it once.
 type reply struct {
 	kind   replyKind
 	status int
@@ -193,9 +193,9 @@ func refusal(status int, reason, key string) reply {
 	return reply{kind: replyRefusal, status: status, reason: reason, key: key}
 }
 
-// answer works out the answer to r, rs the resolver of the moment: the readiness check, the well-known
-// resolver location, or the resolution of an identifier; replyPass for a
-// request that is none of these.
+// answer works out the answer to r, rs the resolver of the moment: the
+// readiness check, the well-known resolver location, or the resolution of
+// an identifier; replyPass for a request that is none of these.
 func (an *Answerer) answer(r *http.Request, rs *resolve.Resolver) reply {
 	if an.ready != "" && r.URL.Path == an.ready {
 		return an.readyAnswer(r, rs)
