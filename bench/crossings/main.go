@@ -16,6 +16,18 @@
 //
 //	go run ./bench/crossings [-v] [-from 'pkg.(*Type).Method'] [packages]
 //
+// With -executed, the walk follows only the functions a run executed, by
+// its coverage profile: a traced run of one request, say, rather than of
+// every branch. For a redirect with signposting on, over every package
+// of the module:
+//
+//	go test -run '^$' -bench 'BenchmarkServeHTTPSignposting/redirect' -benchtime 1x \
+//	    -coverpkg ./... -coverprofile /tmp/redirect.cover .
+//	go run ./bench/crossings -executed /tmp/redirect.cover ./...
+//
+// (the profile also holds what the benchmark's setup ran; the walk only
+// reaches what ServeHTTP calls.)
+//
 // It type-checks the packages from source and everything they import
 // from the export data `go list -export` gives, so it needs the module's
 // dependencies built (the build cache) and nothing else.
@@ -49,14 +61,17 @@ type listed struct {
 
 // function is a function declared in one of the packages walked.
 type function struct {
-	file string // the file it is declared in, relative to the module
-	decl *ast.FuncDecl
-	info *types.Info
+	file       string // the file it is declared in, relative to the module
+	pkgFile    string // the same, as a coverage profile names it (import path/file)
+	start, end int    // the lines of its declaration
+	decl       *ast.FuncDecl
+	info       *types.Info
 }
 
 func main() {
 	from := flag.String("from", "(*github.com/caddy-ark/caddy-ark.Handler).ServeHTTP", "the function to start from, as types.Func.FullName spells it")
 	verbose := flag.Bool("v", false, "print every step of the walk")
+	executed := flag.String("executed", "", "a coverage profile: follow only the functions it says ran")
 	flag.Parse()
 	patterns := flag.Args()
 	if len(patterns) == 0 {
@@ -70,6 +85,12 @@ func main() {
 	if funcs[*from] == nil {
 		fmt.Fprintf(os.Stderr, "crossings: no function %s in %v\n", *from, patterns)
 		os.Exit(1)
+	}
+	if *executed != "" {
+		if funcs, err = keepExecuted(funcs, *executed); err != nil {
+			fmt.Fprintln(os.Stderr, "crossings:", err)
+			os.Exit(1)
+		}
 	}
 	w := walker{funcs: funcs, walked: map[string]bool{}, entered: map[string]int{}, out: io.Discard}
 	if *verbose {
@@ -197,13 +218,51 @@ func load(patterns []string) (map[string]*function, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			rel, _ := filepath.Rel(root, fset.Position(f.Pos()).Filename)
+			name := fset.Position(f.Pos()).Filename
+			rel, _ := filepath.Rel(root, name)
+			pkgFile := p.ImportPath + "/" + filepath.Base(name)
 			for _, d := range f.Decls {
 				if fd, ok := d.(*ast.FuncDecl); ok {
-					funcs[info.Defs[fd.Name].(*types.Func).FullName()] = &function{file: rel, decl: fd, info: info}
+					funcs[info.Defs[fd.Name].(*types.Func).FullName()] = &function{file: rel, pkgFile: pkgFile,
+						start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line, decl: fd, info: info}
 				}
 			}
 		}
 	}
 	return funcs, nil
+}
+
+// keepExecuted returns the functions of funcs that the coverage profile
+// at path says ran: a block of theirs counted at least once.
+func keepExecuted(funcs map[string]*function, path string) (map[string]*function, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	type block struct{ start, end int }
+	ran := map[string][]block{}
+	for _, line := range strings.Split(string(data), "\n") {
+		// github.com/…/answer/answer.go:103.2,105.3 1 1
+		file, rest, ok := strings.Cut(line, ":")
+		fields := strings.Fields(rest)
+		if !ok || len(fields) != 3 || fields[2] == "0" {
+			continue
+		}
+		var b block
+		var c1, c2 int
+		if _, err := fmt.Sscanf(fields[0], "%d.%d,%d.%d", &b.start, &c1, &b.end, &c2); err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", path, line, err)
+		}
+		ran[file] = append(ran[file], b)
+	}
+	kept := map[string]*function{}
+	for name, f := range funcs {
+		for _, b := range ran[f.pkgFile] {
+			if b.start >= f.start && b.end <= f.end {
+				kept[name] = f
+				break
+			}
+		}
+	}
+	return kept, nil
 }
