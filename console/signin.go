@@ -6,6 +6,8 @@ import (
 	"math"
 	"net/http"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/sameorigin"
 )
 
 // signinCookie holds the nonce of a browser's sign-in form, which the
@@ -55,7 +57,7 @@ func (p *page) signinPage(status int, notice, problem string) error {
 // checkSignin checks a posted key: from this console's form, not too
 // soon after repeated failures, and one of the API's keys.
 func (p *page) checkSignin() error {
-	if !sameOrigin(p.r) {
+	if sameorigin.Check(p.r) != nil {
 		return p.problem(http.StatusForbidden, "This sign-in was sent from another site: the console refuses it.")
 	}
 	p.r.Body = http.MaxBytesReader(p.w, p.r.Body, 64<<10)
