@@ -138,7 +138,7 @@ func (p *provider) record(resp *response, it *item, prefix string) error {
 	resp.header(it)
 	if !it.deleted() {
 		resp.open("metadata")
-		if err := resp.encode(formats[prefix].element(it.record(p.links, p.organization), p.name)); err != nil {
+		if err := resp.encode(formats[prefix].element(it.record(p.links, p.defaults(it.key), p.organization), p.name)); err != nil {
 			return err
 		}
 		resp.close("metadata")
