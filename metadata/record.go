@@ -125,14 +125,18 @@ func scheme(id string) string {
 // Withdrawn reports whether the record is a tombstone.
 func (r *Record) Withdrawn() bool { return r.Withdrawal != nil }
 
-// clean trims a value, drops its control characters other than tab and
-// line breaks (XML 1.0 cannot hold them, and no format gives them a
-// meaning), and reads an ERC code for a missing value ("(:unav)", "(:unkn)
-// anonymous", …) as no value.
+// clean trims a value, makes the line breaks that are control
+// characters (VT, FF, NEL) line feeds, drops its other control characters
+// but tab, line feed and carriage return (XML 1.0 cannot hold them, and
+// no format gives them a meaning), and reads an ERC code for a missing
+// value ("(:unav)", "(:unkn) anonymous", …) as no value.
 func clean(v string) string {
 	if strings.ContainsFunc(v, isControl) {
 		v = strings.Map(func(c rune) rune {
-			if isControl(c) {
+			switch {
+			case c == '\v' || c == '\f' || c == '\u0085':
+				return '\n'
+			case isControl(c):
 				return -1
 			}
 			return c
