@@ -98,7 +98,7 @@ func New(id Identifier, meta map[string]string, defaults Defaults, organization 
 		return lookup(defaults, name)
 	}
 	r := &Record{ID: id.ID, Scheme: scheme(id.ID), URL: id.URL, Target: httpURL(id.Target), Status: id.Status, Meta: merged,
-		Creators: ParseCreators(get(KeyWho)), Title: get(KeyWhat), Date: ParseDate(get(KeyWhen)), Where: get(KeyWhere),
+		Creators: ParseCreators(get(KeyWho), id.Resolver), Title: get(KeyWhat), Date: ParseDate(get(KeyWhen)), Where: get(KeyWhere),
 		Type: ParseResourceType(get(KeyType)), License: ParseLicense(get(KeyLicense)), Publisher: get(KeyPublisher),
 		Description: get(KeyDescription), Language: ParseLanguage(get(KeyLanguage)), Subjects: splitList(get(KeySubject)), Items: ParseItems(get(KeyItem))}
 	if r.Publisher == "" {
