@@ -302,6 +302,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionMachineReadable(cacheSize); err != nil {
 		return err
 	}
+	if h.OAI != nil {
+		if err := h.OAI.Provision(ctx); err != nil {
+			return err
+		}
+	}
 	if h.minters, err = mint.Compile(h.Minters); err != nil {
 		return err
 	}
