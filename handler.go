@@ -11,6 +11,9 @@ import (
 // own; every other request goes to the answer path (package answer), which
 // works out the answer, writes it and observes it, each in one place.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if err := h.stores.awaitReady(r.Context()); err != nil {
+		return err
+	}
 	if h.API != nil {
 		if route, rest, ok := h.API.Route(r); ok {
 			return h.serveAPI(w, r, route, rest)

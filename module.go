@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	htmltemplate "html/template"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -31,6 +32,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/console"
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
+	"github.com/caddy-ark/caddy-ark/internal/runstart"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/oai"
 	"github.com/caddy-ark/caddy-ark/resolve"
@@ -297,10 +299,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
+	if h.OAI != nil {
+		if err := h.OAI.Provision(ctx); err != nil {
+			return err
+		}
+	}
 	if h.minters, err = mint.Compile(h.Minters); err != nil {
 		return err
 	}
-	if err := h.openStore(ctx); err != nil {
+	openStore, err := h.openStore(ctx)
+	if err != nil {
 		return err
 	}
 	t, err := h.live.Open(pool.Files{Paths: h.Tables, Entries: h.Entries, Verify: h.VerifyTables, Resident: h.ResidentTables, Logger: h.logger})
@@ -308,22 +316,49 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.closeStore()
 		return err
 	}
+	if openStore == nil {
+		return h.serve(ctx, t, infoPage)
+	}
+	// The store opens when the configuration runs: check now what
+	// needs no store.
+	rs, err := resolve.New(h.resolverOptions(t))
+	if err != nil {
+		return err
+	}
+	rs.Close()
+	h.stores.ready = make(chan struct{})
+	return runstart.OnStart(ctx, func() error {
+		err := openStore()
+		if err == nil {
+			err = h.serve(ctx, t, infoPage)
+		}
+		if err != nil {
+			h.stores.readyErr = caddyhttp.Error(http.StatusServiceUnavailable, err)
+		}
+		close(h.stores.ready)
+		return err
+	})
+}
+
+// serve builds the resolver over table t, with the store open, and starts
+// the statistics, the answer path (with infoPage for ?info in HTML), the
+// target checks and the table watcher; then requests are served. On error
+// Caddy calls Cleanup, which releases the rest.
+func (h *Handler) serve(ctx caddy.Context, t table.Table, infoPage *htmltemplate.Template) error {
 	rs, err := h.newResolver(t)
 	if err != nil {
-		h.closeStore()
 		return err
 	}
 	if err := h.openStats(rs); err != nil {
 		rs.Close()
-		h.closeStore()
 		return err
 	}
 	h.resolver.Store(rs)
 	if err := h.provisionAnswers(infoPage); err != nil {
-		return err // Caddy calls Cleanup, which releases the rest
+		return err
 	}
 	if err := h.startChecks(ctx); err != nil {
-		return err // Caddy calls Cleanup, which releases the rest
+		return err
 	}
 	if h.Watch {
 		h.live.Watch(time.Duration(h.WatchInterval), h.swapTable, h.tablesChanged)
@@ -351,16 +386,7 @@ func (h *Handler) swapTable(t table.Table) error {
 // newResolver builds a resolver for table tbl from the configuration:
 // templates and a new cache.
 func (h *Handler) newResolver(tbl table.Table) (*resolve.Resolver, error) {
-	foreign := defaultForeign
-	switch h.Foreign {
-	case "":
-	case "404":
-		foreign = ""
-	default:
-		foreign = strings.TrimSuffix(h.Foreign, "/")
-	}
-	o := resolve.Options{Table: tbl, NAANs: h.NAANs, Templates: h.Templates, Foreign: foreign, MaxLength: h.maxLength(),
-		Policies: h.Policies, Store: h.stores.store, StoreCache: h.stores.cache, Minters: h.minters}
+	o := h.resolverOptions(tbl)
 	if h.CacheSize >= 0 {
 		c, err := newResolutionCache(h.cacheSize())
 		if err != nil {
@@ -392,6 +418,21 @@ func (h *Handler) provisionAnswers(infoPage *htmltemplate.Template) error {
 		NoSignposting: h.NoSignposting, NoNegotiation: h.NoNegotiation, SignpostFormats: h.SignpostFormats,
 		MetadataDefaults: h.MetadataDefaults, LinkCache: linkCache, Store: h.stores.store, TargetsChecked: h.TargetsCheck != nil,
 		Stats: h.stats.collector, Logger: h.logger, Logs: h.logs})
+}
+
+// resolverOptions is the configuration's resolver over table tbl, with
+// the store when it is open, without caches.
+func (h *Handler) resolverOptions(tbl table.Table) resolve.Options {
+	foreign := defaultForeign
+	switch h.Foreign {
+	case "":
+	case "404":
+		foreign = ""
+	default:
+		foreign = strings.TrimSuffix(h.Foreign, "/")
+	}
+	return resolve.Options{Table: tbl, NAANs: h.NAANs, Templates: h.Templates, Foreign: foreign, MaxLength: h.maxLength(),
+		Policies: h.Policies, Store: h.stores.store, StoreCache: h.stores.cache, Minters: h.minters}
 }
 
 func (h *Handler) maxLength() int {

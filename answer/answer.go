@@ -20,6 +20,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/metadata"
+	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/signpost"
 	"github.com/caddy-ark/caddy-ark/stats"
@@ -113,6 +114,13 @@ func (an *Answerer) Serve(w http.ResponseWriter, r *http.Request, rs *resolve.Re
 // else the request's scheme and host when the site is configured for
 // that host by name, else path-absolute references.
 func (an *Answerer) Links(r *http.Request) info.Links { return an.self(r) }
+
+// MetadataDefaultsOf returns the metadata_defaults that cover a: those
+// of the longest shoulder that starts its name, else of its NAAN, else
+// nil.
+func (an *Answerer) MetadataDefaultsOf(a normalize.ARK) metadata.Defaults {
+	return an.machine.defaults.covering(a)
+}
 
 // replyKind says what an answer does.
 type replyKind uint8

@@ -27,7 +27,7 @@ type machineReadable struct {
 	infoOffers     []string // ?info's media types: infoTypes, then namedTypes
 	defaults       defaultsByPrefix
 	headers        *ristretto.Cache[string, *signposted] // Link headers by identifier; nil without cache
-	bare           [2]bareHeader                         // the header without metadata: not in place, in place
+	bare           [2]bareHeader                         // the header without metadata: not a landing page, a landing page
 }
 
 // signposted is the Link header of an identifier, kept with what it was
@@ -189,7 +189,7 @@ func (an *Answerer) describe(at info.Links, res *resolve.Resolution, target stri
 	if rec.Withdrawal != nil && rec.Withdrawal.Successor != nil {
 		successor = rec.Withdrawal.Successor.URL
 	}
-	subject := signpost.NewSubject(url, res.Outcome == resolve.OutcomeInPlace, an.machine.described,
+	subject := signpost.NewSubject(url, res.LandingPage, an.machine.described,
 		types, rec.License.URI, authors, items, successor)
 	return subject, rec
 }

@@ -75,6 +75,12 @@ func (a *API) AddStoredKey(ctx context.Context, s Site, who *Caller, req *KeyReq
 	if !req.Expires.IsZero() && !req.Expires.After(now) {
 		return nil, refuse(http.StatusBadRequest, "key %s: expires %s is past", req.Name, req.Expires.Format(time.RFC3339))
 	}
+	if err := checkNewKeyName(req.Name); err != nil {
+		return nil, err
+	}
+	if why := badChar(req.Label, false); why != "" {
+		return nil, refuse(http.StatusBadRequest, "key %s: the label %s", req.Name, why)
+	}
 	if a.byName[req.Name] != nil {
 		return nil, refuse(http.StatusConflict, "key %s: the configuration has a key of that name", req.Name)
 	}

@@ -32,6 +32,15 @@ type Config struct {
 	// How many records (ListRecords) or headers (ListIdentifiers) a page
 	// holds before a resumption token. Default 100, at most 10000.
 	PageSize int `json:"page_size,omitempty"`
+	// The secret that signs resumption tokens (HMAC-SHA256), at least 16
+	// bytes; placeholders such as {env.OAI_TOKEN_SECRET} are replaced.
+	// Nodes serving one name must all have the same one, or share Caddy's
+	// storage. Default: a random secret made once and kept in Caddy's
+	// storage (ark/oai/token_secret), so that tokens outlive reloads and
+	// restarts.
+	TokenSecret string `json:"token_secret,omitempty"`
+
+	key []byte // what signs tokens: made by Provision
 }
 
 // UnmarshalCaddyfile reads, after the "oai" token of the ark block,
@@ -40,6 +49,7 @@ type Config struct {
 //		admin_email <address>...
 //		repository_name <name>
 //		page_size <n>
+//		token_secret <secret>
 //	}
 func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if !d.NextArg() {
@@ -77,8 +87,19 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				return d.ArgErr()
 			}
+		case "token_secret":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			c.TokenSecret = d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			if !strings.Contains(c.TokenSecret, "{") && len(c.TokenSecret) < minSecret {
+				return d.Errf("oai: token_secret must be at least %d bytes long", minSecret)
+			}
 		default:
-			return d.Errf("oai: unknown subdirective %q (the block takes admin_email, repository_name and page_size)", name)
+			return d.Errf("oai: unknown subdirective %q (the block takes admin_email, repository_name, page_size and token_secret)", name)
 		}
 	}
 	if err := c.Validate(); err != nil {

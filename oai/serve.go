@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -26,6 +27,10 @@ type Site interface {
 	Links(r *http.Request) info.Links
 	// Organization returns the site's organization, "" when none is set.
 	Organization() string
+	// Defaults returns the metadata defaults (metadata_defaults) that
+	// cover the identifier key, nil when none do: a record is written
+	// with them as content negotiation writes it.
+	Defaults(key string) metadata.Defaults
 }
 
 // Serve answers an OAI-PMH request at c.Path: GET with the arguments in
@@ -60,7 +65,7 @@ func (c *Config) Serve(w http.ResponseWriter, r *http.Request, site Site) error 
 	now := time.Now().UTC()
 	links := site.Links(r)
 	t, stamp := site.Table()
-	p := &provider{config: c, now: now, links: links, organization: site.Organization(),
+	p := &provider{config: c, now: now, links: links, organization: site.Organization(), defaults: site.Defaults,
 		src: &sources{table: t, tableTime: stamp, store: site.Store()}}
 	p.name = c.RepositoryName
 	if p.name == "" {
@@ -98,6 +103,7 @@ type provider struct {
 	now          time.Time
 	links        info.Links
 	organization string
+	defaults     func(key string) metadata.Defaults
 	name         string
 	src          *sources
 }

@@ -138,7 +138,7 @@ func (p *provider) record(resp *response, it *item, prefix string) error {
 	resp.header(it)
 	if !it.deleted() {
 		resp.open("metadata")
-		if err := resp.encode(formats[prefix].element(it.record(p.links, p.organization), p.name)); err != nil {
+		if err := resp.encode(formats[prefix].element(it.record(p.links, p.defaults(it.key), p.organization), p.name)); err != nil {
 			return err
 		}
 		resp.close("metadata")
@@ -152,7 +152,7 @@ func (p *provider) list(ctx context.Context, req *request, resp *response) *prot
 	var c *cursor
 	if token, ok := req.args["resumptionToken"]; ok {
 		var perr *protocolError
-		if c, perr = decodeToken(token, req.verb, p.now); perr != nil {
+		if c, perr = decodeToken(token, req.verb, p.now, p.config.key); perr != nil {
 			return perr
 		}
 	} else {
@@ -193,9 +193,9 @@ func (p *provider) list(ctx context.Context, req *request, resp *response) *prot
 	}
 	if next != nil {
 		next.Expires = p.now.Add(tokenLife).Unix()
-		resp.token(c, next)
+		resp.token(c, next, next.encode(p.config.key))
 	} else if c.Done > 0 {
-		resp.token(c, nil)
+		resp.token(c, nil, "")
 	}
 	resp.close(req.verb)
 	return nil
