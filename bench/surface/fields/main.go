@@ -1,7 +1,10 @@
 //go:build surface
 
 // Command fields prints the JSON config surface of caddy-ark's Caddy
-// modules: one line per JSON field path with its Go type, for every
+// modules: one line per JSON field path with its Go type (caddy-ark's own
+// types named without their package: a type moved between the module's
+// packages keeps its JSON, as MetadataDefaults did from the root to
+// answer in issue 37), for every
 // registered module whose ID starts with http.handlers.ark or whose Go
 // type lives in the caddy-ark module. bench/surface.sh copies it into
 // each checkout it compares (as cmd/surfacefields, the one place allowed
@@ -91,7 +94,29 @@ func walk(lines *[]string, path string, t reflect.Type, seen map[reflect.Type]bo
 			name = f.Name
 		}
 		p := path + "." + name
-		*lines = append(*lines, fmt.Sprintf("%s %s", p, f.Type))
+		*lines = append(*lines, fmt.Sprintf("%s %s", p, typeName(f.Type)))
 		walk(lines, p, f.Type, seen)
 	}
+}
+
+// typeName spells t as reflect does, but for caddy-ark's own named types,
+// which it names without their package.
+func typeName(t reflect.Type) string {
+	if t.Name() != "" {
+		if strings.HasPrefix(t.PkgPath(), modulePath) {
+			return t.Name()
+		}
+		return t.String()
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return "*" + typeName(t.Elem())
+	case reflect.Slice:
+		return "[]" + typeName(t.Elem())
+	case reflect.Array:
+		return fmt.Sprintf("[%d]%s", t.Len(), typeName(t.Elem()))
+	case reflect.Map:
+		return "map[" + typeName(t.Key()) + "]" + typeName(t.Elem())
+	}
+	return t.String()
 }
