@@ -181,6 +181,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			repository_name <name>
 //			page_size <n>
 //			token_secret <secret>
+//			concurrent_lists <n>
 //		}
 //	}
 //

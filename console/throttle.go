@@ -49,6 +49,7 @@ type throttle struct {
 	by       map[string]*failures     // by client address and by block
 	overflow [overflowCounts]failures // of those that found the table full
 	seed     maphash.Seed             // of the overflow's hash
+	sweepAt  time.Time                // no count can be forgotten before it
 }
 
 // failures is what a client, a block or the overflow has failed.
@@ -126,7 +127,7 @@ func (t *throttle) count(key string, now time.Time) *failures {
 	if f, ok := t.by[key]; ok {
 		return f
 	}
-	if len(t.by) >= maxCounts {
+	if len(t.by) >= maxCounts && !now.Before(t.sweepAt) {
 		t.forget(now)
 	}
 	if len(t.by) >= maxCounts {
@@ -145,13 +146,20 @@ func (t *throttle) succeeded(c client) {
 	delete(t.by, c.addr)
 }
 
-// forget drops the counts whose last failure is older than forgetAfter.
+// forget drops the counts whose last failure is older than forgetAfter,
+// and notes when the oldest left can be: a full table is swept then, not
+// with every failure that finds it full.
 func (t *throttle) forget(now time.Time) {
+	oldest := now
 	for c, f := range t.by {
-		if now.Sub(f.last) > forgetAfter {
+		switch {
+		case now.Sub(f.last) > forgetAfter:
 			delete(t.by, c)
+		case f.last.Before(oldest):
+			oldest = f.last
 		}
 	}
+	t.sweepAt = oldest.Add(forgetAfter)
 	for i := range t.overflow {
 		if now.Sub(t.overflow[i].last) > forgetAfter {
 			t.overflow[i] = failures{}

@@ -208,3 +208,23 @@ func TestThrottleFullTableSlowsDownOnlyTheBlocksSharingACount(t *testing.T) {
 		t.Errorf("the overflow checked %d tries from 5000 blocks, want at most %d", checked, most)
 	}
 }
+
+// BenchmarkThrottleFailureOnAFullTable is a failed sign-in of a new
+// client once the table is full of counts too young to forget: what a
+// flood's every further failure costs.
+func BenchmarkThrottleFailureOnAFullTable(b *testing.B) {
+	now := time.Unix(1_700_000_000, 0)
+	th := newThrottle()
+	th.now = func() time.Time { return now }
+	for i := range maxCounts / 2 {
+		th.failed(client{addr: fmt.Sprintf("10.%d.%d.1", i/256, i%256), block: fmt.Sprintf("10.%d.%d.0/24", i/256, i%256)})
+	}
+	clients := make([]client, 1024)
+	for i := range clients {
+		clients[i] = client{addr: fmt.Sprintf("2001:db8:%x::/64", i), block: fmt.Sprintf("2001:db8:%x::/48", i)}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		th.failed(clients[i%len(clients)])
+	}
+}

@@ -18,12 +18,12 @@ const secretStorageKey = "ark/oai/token_secret"
 // minSecret is the shortest token_secret taken, in bytes.
 const minSecret = 16
 
-// Provision makes the key that signs resumption tokens: token_secret
+// provisionKey makes the key that signs resumption tokens: token_secret
 // (placeholders such as {env.OAI_TOKEN_SECRET} replaced), else the secret
 // Caddy's storage keeps, made of 32 random bytes the first time. Nodes
 // that share Caddy's storage, or are given one token_secret, accept each
 // other's tokens, across reloads and restarts.
-func (c *Config) Provision(ctx caddy.Context) error {
+func (c *Config) provisionKey(ctx caddy.Context) error {
 	if c.TokenSecret != "" {
 		secret := caddy.NewReplacer().ReplaceKnown(c.TokenSecret, "")
 		if len(secret) < minSecret {

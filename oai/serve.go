@@ -2,6 +2,7 @@ package oai
 
 import (
 	"context"
+	"errors"
 	"mime"
 	"net/http"
 	"net/url"
@@ -80,6 +81,11 @@ func (c *Config) Serve(w http.ResponseWriter, r *http.Request, site Site) error 
 		resp.request(req)
 		perr = p.answer(r.Context(), req, resp)
 	}
+	if perr != nil && perr.code == codeBusy {
+		w.Header().Set("Retry-After", retryAfter)
+		http.Error(w, perr.reason+": retry after "+retryAfter+" seconds", http.StatusServiceUnavailable)
+		return nil
+	}
 	if perr != nil && perr.code == "" {
 		w.Header().Set("Retry-After", "10")
 		http.Error(w, "the store is unavailable: "+perr.reason, http.StatusServiceUnavailable)
@@ -124,8 +130,12 @@ func (p *provider) answer(ctx context.Context, req *request, resp *response) *pr
 	}
 }
 
-// unavailable is the answer when the store does not answer: OAI-PMH has
-// no code for it, and a harvester retries on a 503.
+// unavailable is the answer when the store does not answer, or when as
+// many lists as allowed are being read (errBusy): OAI-PMH has no code for
+// either, and a harvester retries on a 503 after its Retry-After.
 func unavailable(err error) *protocolError {
+	if errors.Is(err, errBusy) {
+		return &protocolError{codeBusy, err.Error()}
+	}
 	return &protocolError{code: "", reason: err.Error()}
 }
