@@ -22,22 +22,22 @@ func (b *Backend) Changes(ctx context.Context, q store.ChangesQuery, fn func(*st
 	}
 	after := int64(q.After)
 	if q.After == 0 && !q.Since.IsZero() {
-		octx, cancel, err := b.op(ctx)
+		octx, cancel, err := b.reads.op(ctx)
 		if err != nil {
 			return err
 		}
-		err = b.pool.QueryRow(octx, pgSQL(b.schema, "SELECT seq - 1 FROM @.history WHERE time >= $1 ORDER BY time, seq LIMIT 1"), q.Since).Scan(&after)
+		err = b.reads.QueryRow(octx, pgSQL(b.schema, "SELECT seq - 1 FROM @.history WHERE time >= $1 ORDER BY time, seq LIMIT 1"), q.Since).Scan(&after)
 		if errors.Is(err, pgx.ErrNoRows) {
-			err = b.pool.QueryRow(octx, pgSQL(b.schema, "SELECT coalesce(max(seq), 0) FROM @.history")).Scan(&after)
+			err = b.reads.QueryRow(octx, pgSQL(b.schema, "SELECT coalesce(max(seq), 0) FROM @.history")).Scan(&after)
 		}
-		err = b.result(octx, err)
+		err = b.reads.result(octx, err)
 		cancel()
 		if err != nil {
 			return err
 		}
 	}
 	return store.PageChanges(uint64(after), want, func(after uint64) ([]*store.Change, error) {
-		return b.queryChanges(ctx, "WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), want)
+		return b.queryChanges(ctx, b.reads, "WHERE seq > $1 ORDER BY seq LIMIT $2", int64(after), want)
 	}, fn)
 }
 
