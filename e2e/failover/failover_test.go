@@ -2,6 +2,7 @@ package failover
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -29,7 +31,7 @@ func nodeBody(tablePath, dsn, readDSN string) string {
 	if readDSN != "" {
 		st += fmt.Sprintf("\t\t\tread_dsn %q\n", readDSN)
 	}
-	st += "\t\t}\n\t\tcache_size 256"
+	st += "\t\t}\n\t\tcache_size 256\n\t\tready /healthz/ark"
 	return strings.Replace(caddytest.APISiteBody("BOLT", tablePath, ""), "store bolt BOLT", st, 1)
 }
 
@@ -59,6 +61,23 @@ func ask(base, method, path, body string) answer {
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	return answer{status: resp.StatusCode, location: resp.Header.Get("Location"), retryAfter: resp.Header.Get("Retry-After"), body: string(data), err: err}
+}
+
+// readiness is the answer of a node's readiness check.
+type readiness struct {
+	Ready       bool
+	Replication *store.Replication
+}
+
+// ready asks node's readiness check.
+func ready(t *testing.T, node string) readiness {
+	t.Helper()
+	got := ask(node, "GET", "/healthz/ark", "")
+	var rd readiness
+	if err := json.Unmarshal([]byte(got.body), &rd); err != nil || got.err != nil {
+		t.Fatalf("readiness: %d %q: %v %v", got.status, got.body, err, got.err)
+	}
+	return rd
 }
 
 // target is where the bound identifier key redirects.
@@ -209,6 +228,19 @@ func failover(t *testing.T, r *testkit.Replicated, dsn, readDSN string, readsOnA
 	}
 	killedAt := time.Now()
 
+	// Readiness: ready when reads are answered, saying that writes are
+	// not and which server the node follows.
+	for _, node := range nodes {
+		var rd readiness
+		testkit.WaitFor(t, "the readiness check to say that writes are down", func() bool {
+			rd = ready(t, node)
+			return rd.Replication != nil && !rd.Replication.Writes
+		})
+		if rd.Ready != readsOnAir || rd.Replication.Reads != readsOnAir || readsOnAir && rd.Replication.Server != "standby" {
+			t.Errorf("%s: readiness during the outage: %+v %+v", node, rd, *rd.Replication)
+		}
+	}
+
 	// Writes during the outage: refused, with Retry-After.
 	var refused []string
 	for i := range 5 {
@@ -250,6 +282,12 @@ func failover(t *testing.T, r *testkit.Replicated, dsn, readDSN string, readsOnA
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+	}
+	for _, node := range nodes {
+		testkit.WaitFor(t, "the readiness check to say writes are answered again", func() bool {
+			rd := ready(t, node)
+			return rd.Ready && rd.Replication != nil && rd.Replication.Writes && rd.Replication.Reads
+		})
 	}
 	time.Sleep(500 * time.Millisecond) // load after the promotion
 	stop()

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -94,4 +95,31 @@ func (s *Store) Replication() store.Replication {
 var (
 	_ store.Replicated = (*Store)(nil)
 	_ store.Replicated = (*Backend)(nil)
+	_ store.Checker    = (*Store)(nil)
 )
+
+// Check implements store.Checker for the readiness check: nil when the
+// reads' server answers, the node then resolves. With a read DSN it asks
+// the primary's too, whose answer Replication then shows, but a primary
+// that does not answer leaves the node ready: it resolves from the
+// standby, and its writes get 503.
+func (b *Backend) Check(ctx context.Context) error {
+	if b.reads != b.pool {
+		_ = b.ping(ctx, b.pool)
+	}
+	return b.ping(ctx, b.reads)
+}
+
+// ping asks p's server for nothing.
+func (b *Backend) ping(ctx context.Context, p *pgPool) error {
+	octx, cancel, err := p.op(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	_, err = p.Exec(octx, "SELECT 1")
+	return p.result(octx, err)
+}
+
+// Check implements store.Checker.
+func (s *Store) Check(ctx context.Context) error { return s.backend.(*Backend).Check(ctx) }
