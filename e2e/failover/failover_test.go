@@ -142,8 +142,9 @@ func failover(t *testing.T, r *testkit.Replicated, dsn, readDSN string, readsOnA
 	if _, err := st.Import(context.Background(), storetest.Bindings(bound), "test"); err != nil {
 		t.Fatal(err)
 	}
+	st.Cleanup() // its metrics would be the in-process node's
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	a := caddytest.StartSite(t, nodeBody(tablePath, dsn, readDSN))
+	a := caddytest.StartOpsSite(t, nodeBody(tablePath, dsn, readDSN))
 	b := caddytest.StartNode(t, nodeBody(tablePath, dsn, readDSN), tablePath)
 	nodes := []string{a.Base, b.Base}
 
@@ -241,6 +242,21 @@ func failover(t *testing.T, r *testkit.Replicated, dsn, readDSN string, readsOnA
 		}
 	}
 
+	// The metrics of the node in this process say the same, once it
+	// follows the history on the standby, all of it.
+	var m map[string]float64
+	testkit.WaitFor(t, "the node to follow the standby", func() bool {
+		m = a.Metrics()
+		return m[`caddy_ark_postgres_standby{schema="ark"}`] == 1 && m[`caddy_ark_postgres_history_seq{schema="ark"}`] >= bound+2
+	})
+	t.Logf("the in-process node follows the standby %v after the kill", time.Since(killedAt).Round(time.Millisecond))
+	if got, ok := m[`caddy_ark_postgres_up{schema="ark"}`]; !ok || got != 0 {
+		t.Errorf("caddy_ark_postgres_up %v (present %v) during the outage, want 0", got, ok)
+	}
+	if got, ok := m[`caddy_ark_postgres_reads_up{schema="ark"}`]; readsOnAir && (!ok || got != 1) {
+		t.Errorf("caddy_ark_postgres_reads_up %v (present %v) during the outage, want 1", got, ok)
+	}
+
 	// Writes during the outage: refused, with Retry-After.
 	var refused []string
 	for i := range 5 {
@@ -289,6 +305,9 @@ func failover(t *testing.T, r *testkit.Replicated, dsn, readDSN string, readsOnA
 			return rd.Ready && rd.Replication != nil && rd.Replication.Writes && rd.Replication.Reads
 		})
 	}
+	testkit.WaitFor(t, "caddy_ark_postgres_standby to say the node follows the primary", func() bool {
+		return a.Metrics()[`caddy_ark_postgres_standby{schema="ark"}`] == 0
+	})
 	time.Sleep(500 * time.Millisecond) // load after the promotion
 	stop()
 	load.Wait()
