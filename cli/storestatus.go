@@ -60,11 +60,11 @@ on the last line.
 // where writes go, and fails when none answered.
 func printServerStatuses(w io.Writer, servers []postgres.ServerStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tREPLAY LAG\tSTREAMING\tHISTORY\t")
+	fmt.Fprintln(tw, "SERVER\tSTATE\tREPLAY LAG\tSTREAMING\tHISTORY")
 	var up, primaries int
 	for _, s := range servers {
 		if !s.Up {
-			fmt.Fprintf(tw, "%s\tdown: %s\t-\t-\t-\t\n", s.Server, s.Error)
+			fmt.Fprintf(tw, "%s\tdown: %s\t-\t-\t-\n", s.Server, s.Error)
 			continue
 		}
 		up++
@@ -84,7 +84,7 @@ func printServerStatuses(w io.Writer, servers []postgres.ServerStatus) error {
 		if s.Error != "" {
 			history = s.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", s.Server, s.Role, lag, streaming, history)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Server, s.Role, lag, streaming, history)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -43,6 +43,7 @@ func TestStoreStatus(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("status: %v\n%s%s", err, out, stderr)
 		}
+		t.Logf("caddy ark store status:\n%s", out)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		byServer := map[string]string{}
 		for _, l := range lines[1:] {
