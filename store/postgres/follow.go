@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -78,13 +79,16 @@ func (b *Backend) Replication() store.Replication {
 		r.Server = "primary"
 		if f.server.Standby {
 			r.Server = "standby"
-			r.ReplayLag = f.server.ReplayLag
+			r.ReplayLag = millis(f.server.ReplayLag)
 			r.Streaming = f.server.Receiving
 		}
-		r.ReadAgo = time.Since(f.read).Seconds()
+		r.ReadAgo = millis(time.Since(f.read).Seconds())
 	}
 	return r
 }
+
+// millis rounds seconds to the millisecond.
+func millis(seconds float64) float64 { return math.Round(seconds*1000) / 1000 }
 
 // Replication implements store.Replicated.
 func (s *Store) Replication() store.Replication {
