@@ -48,11 +48,12 @@ const (
 
 // newPGPool opens the pool of role on dsn.
 func newPGPool(b *Backend, dsn string, role poolRole, maxConns int32) (*pgPool, error) {
-	cfg, err := pgPoolConfig(dsn, maxConns, b.timeout, role == poolWrites)
+	option := "dsn"
+	if role == poolReads {
+		option = "read_dsn"
+	}
+	cfg, err := pgPoolConfig(dsn, option, maxConns, b.timeout)
 	if err != nil {
-		if role == poolReads {
-			err = fmt.Errorf("%w (read_dsn)", err)
-		}
 		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)

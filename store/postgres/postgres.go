@@ -258,10 +258,11 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// pgPoolConfig parses dsn with the store's settings. A pool of writes on
-// a dsn that names several servers and no target_session_attrs connects
-// to the one that takes writes (read-write).
-func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration, writes bool) (*pgxpool.Config, error) {
+// pgPoolConfig parses dsn, the value of option ("dsn" or "read_dsn"),
+// with the store's settings. The dsn's pool, the writes', connects to
+// the server that takes writes (read-write) when it names several and no
+// target_session_attrs.
+func pgPoolConfig(dsn, option string, maxConns int32, timeout time.Duration) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the whole connection string, password
@@ -270,7 +271,7 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration, writes bool
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[i+2:]
 		}
-		return nil, fmt.Errorf("store postgres: dsn: %s", msg)
+		return nil, fmt.Errorf("store postgres: %s: %s", option, msg)
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
@@ -278,7 +279,7 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration, writes bool
 	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > timeout {
 		cfg.ConnConfig.ConnectTimeout = timeout
 	}
-	if writes && pgServerCount(cfg) > 1 && !strings.Contains(dsn, "target_session_attrs") {
+	if option == "dsn" && pgServerCount(cfg) > 1 && !strings.Contains(dsn, "target_session_attrs") {
 		cfg.ConnConfig.ValidateConnect = pgconn.ValidateConnectTargetSessionAttrsReadWrite
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "caddy-ark"

@@ -19,7 +19,8 @@ import (
 // and follows the history on the standby, where no NOTIFY comes, and is
 // told of another node's change by key; it says it follows a standby.
 // With the primary killed, its reads and its following go on, its
-// writes fail with ErrUnavailable; once the standby is promoted its
+// writes fail with ErrUnavailable, and a node started then resolves
+// from the standby too; once the standby is promoted its
 // writes are taken again, without reopening it, and it says it follows
 // a primary.
 func TestPostgresReadsFromAStandby(t *testing.T) {
@@ -67,6 +68,15 @@ func TestPostgresReadsFromAStandby(t *testing.T) {
 	}
 	if got, err := b.Lookup(ctx, []string{"ark:12345/other"}); err != nil || got[0] == nil {
 		t.Errorf("a lookup with the primary dead: %v, %v", got, err)
+	}
+	// A node started now, as after a restart, resolves from the standby.
+	restarted, err := newPGBackend(dsn, r.Standby.DSN(db), DefaultSchema, 0, time.Second, zap.NewNop())
+	if err != nil {
+		t.Fatalf("a node started while the primary is dead: %v", err)
+	}
+	t.Cleanup(func() { restarted.Destruct() })
+	if got, err := restarted.Lookup(ctx, []string{"ark:12345/other"}); err != nil || got[0] == nil || got[0].Target != "/other" {
+		t.Errorf("a lookup on a node started while the primary is dead: %v, %v", got, err)
 	}
 	testkit.WaitFor(t, "the standby to say it no longer streams", func() bool { return !b.Replication().Streaming })
 	if rep := b.Replication(); rep.Writes || !rep.Reads || !rep.Following || rep.Server != "standby" {

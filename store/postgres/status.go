@@ -43,7 +43,7 @@ func ServerStatuses(ctx context.Context, dsn, schema string, timeout time.Durati
 	if !validSchemaName(schema) {
 		return nil, fmt.Errorf("--schema %q: lowercase letters, digits and _ only", schema)
 	}
-	cfg, err := pgPoolConfig(dsn, 1, timeout, false)
+	cfg, err := pgPoolConfig(dsn, "dsn", 1, timeout)
 	if err != nil {
 		return nil, err
 	}

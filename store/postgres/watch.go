@@ -16,18 +16,26 @@ import (
 const pgWatchMax = 1000
 
 // pgWatch tells a backend's watchers of changes: its own writes at once,
-// other nodes' from the history, read again whenever a NOTIFY arrives on a
-// connection of its own and after every reconnection.
+// other nodes' from the history, which a connection of its own follows
+// by sequence on the reads' server (the read DSN's, else the DSN's), or,
+// while none of the kind that DSN asks for answers, on any of its servers
+// that does: a standby holds what the primary committed (all of it when
+// synchronous). On the primary it LISTENs, and reads the history when a
+// NOTIFY arrives; a standby gets no NOTIFY and is read every
+// pgStandbyPoll. It reads after every reconnection too, and reconnects
+// when the server it follows is promoted.
 //
 // The history's sequence numbers are handed out before commit. This
 // version's writers take lockHistory, so that records become visible in
-// their order, but a node of an earlier version took no lock: its record
+// their order, on the primary and, replaying its commits in order, on a
+// standby; but a node of an earlier version took no lock: its record
 // may become visible after one with a higher number was read. Each read
 // therefore also takes what its snapshot could not see: the transactions
 // still running below its xmax, and every transaction from xmax on (a
 // writer that got its id after another's but its number before it is not
 // among the running ones). The next read fetches those transactions'
-// records whatever their number.
+// records whatever their number. (A standby's snapshot lists no running
+// transactions; the history's lock is what orders its records there.)
 //
 // The listener reads the history at least every pgWatchPoll even when no
 // NOTIFY comes: a notification can be lost with its connection, and a
@@ -143,9 +151,10 @@ func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 }
 
 // pgWatchPauseMax is the longest pause between the listener's attempts
-// to reach a server: a node learns of the changes it missed at most that
-// long after a server answers again.
-const pgWatchPauseMax = time.Second
+// to reach a server while none answers: a node learns of the changes it
+// missed at most that long after one answers again, or at once when one
+// of its pools reaches it first.
+const pgWatchPauseMax = 5 * time.Second
 
 // errFollowAgain ends a session that should reconnect at once: the
 // server it follows was promoted, or it was a fallback and the preferred
