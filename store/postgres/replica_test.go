@@ -90,3 +90,39 @@ func TestPostgresReadsFromAStandby(t *testing.T) {
 		t.Errorf("after the promotion: %v, %v; want the write taken after it, and not the one refused before", got, err)
 	}
 }
+
+// TestPostgresChangesWhileNoPrimary: a node whose dsn asks for the
+// primary (read-write) and has no read_dsn reads the history, by
+// sequence, from the synchronous standby while the primary is dead, a
+// withdrawal made just before its death included: a local copy that
+// follows it goes on. Its lookups get ErrUnavailable meanwhile.
+func TestPostgresChangesWhileNoPrimary(t *testing.T) {
+	r := testkit.StartReplicated(t)
+	db := r.CreateDB(t)
+	b, err := newPGBackend(r.DSN(db, "read-write"), "", DefaultSchema, 0, time.Second, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Destruct() })
+	ctx := context.Background()
+	if _, err := b.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/w", Target: "/w", Status: 302}, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/w", Status: 410, Reason: "gone"}, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	r.KillPrimary(t)
+	if _, err := b.Lookup(ctx, []string{"ark:12345/w"}); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("a lookup with the primary dead and no read_dsn: %v, want ErrUnavailable", err)
+	}
+	var got []*store.Change
+	if err := b.Changes(ctx, store.ChangesQuery{After: 1}, func(c *store.Change) error {
+		got = append(got, c)
+		return nil
+	}); err != nil {
+		t.Fatalf("the history with the primary dead: %v", err)
+	}
+	if len(got) != 1 || got[0].Seq != 2 || got[0].New == nil || got[0].New.Status != 410 {
+		t.Fatalf("the history after seq 1 with the primary dead: %+v, want the withdrawal", got)
+	}
+}
