@@ -34,6 +34,10 @@ type readiness struct {
 	// a file's path) are in the log, never in this answer, which anyone
 	// may ask for.
 	Error string `json:"error,omitempty"`
+	// With a replicated store (PostgreSQL): whether writes and reads are
+	// answered, the server the node follows (primary or standby) and its
+	// replay lag. Ready says whether reads are answered.
+	Replication *store.Replication `json:"replication,omitempty"`
 }
 
 // checkStore asks s whether it can answer reads and take writes: its own
@@ -82,6 +86,10 @@ func (h *Handler) readyAnswer(r *http.Request) reply {
 			default:
 				rd.Ready, rd.Store = false, "unavailable"
 				why = append(why, "the store is unavailable")
+			}
+			if rp, ok := s.(store.Replicated); ok {
+				rep := rp.Replication()
+				rd.Replication = &rep
 			}
 			if err != nil {
 				// Anyone may ask: the answer says the state, the log
