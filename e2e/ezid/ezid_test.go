@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddyserver/caddy/v2"
 )
 
 // TestEZIDOperations runs the API document's operations on bbolt.
@@ -263,4 +266,19 @@ func TestEZIDDataCiteXML(t *testing.T) {
 			t.Errorf("?info=datacite lacks %s: %s", want, a.Body)
 		}
 	}
+}
+
+// TestEZIDSessionIsTheSite's: a session cookie is valid for the host it
+// was made on only, not for another site of the same Caddy whose people
+// may be others of the same names.
+func TestEZIDSessionIsTheSites(t *testing.T) {
+	s := &ezidSite{table: testkit.WriteTable(t, []any{})}
+	s.Site = &caddytest.Site{T: t, CatchAll: true} // any Host
+	if err := s.Load(siteBody(t, boltStore(t), s.table, "")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	cookie, _, _ := strings.Cut(s.call("GET", "/login", "", "basic", alice).Header.Get("Set-Cookie"), ";")
+	s.expect(s.call("PUT", "/id/ark:/12345/x5h", "", "Cookie", cookie), http.StatusCreated, "success: ark:/12345/x5h")
+	s.expect(s.call("POST", "/id/ark:/12345/x5h", "erc.who: A\n", "Cookie", cookie, "Host", "other.example"), http.StatusUnauthorized, "error: unauthorized")
 }

@@ -114,9 +114,13 @@ func (s *ezidSite) call(method, path, body string, header ...string) caddytest.A
 		req.Header.Set("Content-Type", "text/plain; charset=UTF-8")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
-		if header[i] == "basic" {
+		switch header[i] {
+		case "basic":
 			user, pass, _ := strings.Cut(header[i+1], ":")
 			req.SetBasicAuth(user, pass)
+			continue
+		case "Host":
+			req.Host = header[i+1]
 			continue
 		}
 		req.Header.Set(header[i], header[i+1])
