@@ -1,0 +1,173 @@
+package localcopy_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/localcopy"
+	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/storetest"
+)
+
+// changeSome makes, through s, a new binding, a retarget with metadata,
+// a withdrawal, a minted name (Status 0) and a passthrough change, and
+// returns the keys it touched.
+func changeSome(t *testing.T, s store.Store, round int) []string {
+	t.Helper()
+	fresh := storetest.Key(100000 + round)
+	bind(t, s, store.Binding{Key: fresh, Target: "/new/" + fresh, Status: 200})
+	bind(t, s, store.Binding{Key: storetest.Key(1), Target: "https://elsewhere.example.org/1", Status: 303,
+		Meta: map[string]string{"who": "round", "when": time.Now().Format(time.RFC3339Nano)}})
+	withdrawn := storetest.Key(10 + round)
+	bind(t, s, store.Binding{Key: withdrawn, Status: 410, Reason: "gone in round"})
+	minted := storetest.Key(200000 + round)
+	if _, err := s.Reserve(context.Background(), []store.Binding{{Key: minted}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	bind(t, s, store.Binding{Key: storetest.Key(2), Target: "https://repo.example.org/2", Status: 302, Passthrough: true})
+	return []string{fresh, storetest.Key(1), withdrawn, minted, storetest.Key(2)}
+}
+
+// TestCopyFollowsTheStore builds a copy of a store's bindings, then
+// changes the store behind the copy's back, as another node does: the
+// copy reads the changes from the history, and answers every key as the
+// store does, minted names and withdrawals included; reopened, it has
+// them still.
+func TestCopyFollowsTheStore(t *testing.T) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			s := be.open(t)
+			importN(t, s, 500)
+			changeSome(t, s, 0)
+			dir := t.TempDir()
+			c := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
+			sameAsStore(t, c, s, storetest.Key(999999))
+			var touched []string
+			for round := 1; round <= 3; round++ {
+				touched = append(touched, changeSome(t, s, round)...)
+			}
+			catchUp(t, c)
+			sameAsStore(t, c, s, touched...)
+			seq := c.Seq()
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			again := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
+			if again.Seq() != seq {
+				t.Errorf("reopened at seq %d, closed at %d", again.Seq(), seq)
+			}
+			sameAsStore(t, again, s, touched...)
+		})
+	}
+}
+
+// TestCopyAppliesEachChangeOnce folds the journal into a new base every
+// few records while the store changes, then checks the copy against the
+// store, and again reopened from the compacted files.
+func TestCopyAppliesEachChangeOnce(t *testing.T) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			s := be.open(t)
+			importN(t, s, 200)
+			dir := t.TempDir()
+			c := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour, CompactAfter: 4})
+			for round := 1; round <= 6; round++ {
+				changeSome(t, s, round)
+				catchUp(t, c)
+				catchUp(t, c) // the compaction that the catch-up made room for
+			}
+			sameAsStore(t, c, s)
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			sameAsStore(t, openCopy(t, dir, s, localcopy.Options{Poll: time.Hour}), s)
+		})
+	}
+}
+
+// TestCopyTornJournal cuts the journal in the middle of its last record
+// and appends garbage, as a crash during a write may leave it: the copy
+// opens at the last whole record, never reads the torn one, and the
+// history brings it back.
+func TestCopyTornJournal(t *testing.T) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			s := be.open(t)
+			importN(t, s, 100)
+			dir := t.TempDir()
+			c := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
+			changeSome(t, s, 1)
+			catchUp(t, c)
+			seq := c.Seq()
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "bindings.journal")
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, fi.Size()-3); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write([]byte{9, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7})
+			f.Close()
+
+			torn, err := localcopy.Open(dir, s, localcopy.Options{Poll: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = torn.Close() })
+			if got := torn.Seq(); got >= seq {
+				t.Errorf("the torn journal opened at seq %d, not before %d", got, seq)
+			}
+			catchUp(t, torn)
+			if torn.Seq() != seq {
+				t.Errorf("caught up to seq %d, want %d", torn.Seq(), seq)
+			}
+			sameAsStore(t, torn, s)
+		})
+	}
+}
+
+// TestCopyDamagedBase flips a byte of the base file: the copy does not
+// read it but builds itself again from the store.
+func TestCopyDamagedBase(t *testing.T) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			s := be.open(t)
+			importN(t, s, 100)
+			dir := t.TempDir()
+			c := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "bindings.base")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data[len(data)/2] ^= 0x20
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			again, err := localcopy.Open(dir, s, localcopy.Options{Poll: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = again.Close() })
+			if again.Serving() {
+				t.Fatal("a copy with a damaged base serves before it is built again")
+			}
+			catchUp(t, again)
+			sameAsStore(t, again, s)
+		})
+	}
+}

@@ -1,0 +1,228 @@
+package localcopy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"time"
+
+	"github.com/caddy-ark/caddy-ark/internal/metrics"
+	"github.com/caddy-ark/caddy-ark/store"
+	"go.uber.org/zap"
+)
+
+// pageSize is how many history records are read, written to the journal
+// and synced at a time.
+const pageSize = 1000
+
+// follow builds the copy if it has no base, then reads the history
+// every o.Poll, or when woken, until ctx is done, folding the journal
+// into a new base once it holds o.CompactAfter records.
+func (c *Copy) follow(ctx context.Context, o Options) {
+	tick := time.NewTicker(o.Poll)
+	defer tick.Stop()
+	pause := o.Poll
+	for ctx.Err() == nil {
+		var err error
+		if c.j == nil {
+			err = c.build(ctx)
+		}
+		if err == nil {
+			err = c.catchUp(ctx)
+		}
+		if err == nil && c.journalLen() >= o.CompactAfter {
+			err = c.compact()
+		}
+		c.report(err)
+		if err != nil && ctx.Err() == nil {
+			pause = min(2*pause, 30*time.Second)
+		} else {
+			pause = o.Poll
+		}
+		select {
+		case <-ctx.Done():
+		case <-c.wake:
+		case <-time.After(pause):
+		case <-tick.C:
+			if err != nil {
+				continue
+			}
+		}
+	}
+}
+
+// journalLen is how many records the journal holds.
+func (c *Copy) journalLen() int {
+	c.applyMu.Lock()
+	defer c.applyMu.Unlock()
+	if c.j == nil {
+		return 0
+	}
+	return c.j.n
+}
+
+// catchUp applies the history after the copy's sequence number, to its
+// end, a page at a time. Each record is applied once: one at or before
+// the copy's number is skipped.
+func (c *Copy) catchUp(ctx context.Context) error {
+	start := time.Now()
+	after := c.Seq()
+	var page []record
+	flush := func() error {
+		if len(page) == 0 {
+			return nil
+		}
+		last := page[len(page)-1].seq
+		c.behind.Store(last - min(last, c.Seq()))
+		err := c.apply(page)
+		if err == nil {
+			metrics.Counters.CopyApplied.Add(float64(len(page)))
+		}
+		page = page[:0]
+		return err
+	}
+	err := c.src.Changes(ctx, store.ChangesQuery{After: after, Want: pageSize}, func(ch *store.Change) error {
+		if ch.Seq <= after {
+			return nil
+		}
+		after = ch.Seq
+		r := record{seq: ch.Seq, batch: ch.Batch, kind: kindSet, key: ch.Key, b: ch.New}
+		if ch.New == nil {
+			r.kind = kindDelete
+		}
+		page = append(page, r)
+		if len(page) == pageSize {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	c.behind.Store(0)
+	c.currentAt.Store(start.UnixNano())
+	c.serving.Store(true)
+	c.caughtUp()
+	return nil
+}
+
+// caughtUp tells those waiting in CatchUp that a catch-up ended.
+func (c *Copy) caughtUp() {
+	c.caughtMu.Lock()
+	close(c.caught)
+	c.caught = make(chan struct{})
+	c.caughtMu.Unlock()
+}
+
+// CatchUp wakes the copy and waits until it has read the history to its
+// end once more, or until ctx is done.
+func (c *Copy) CatchUp(ctx context.Context) error {
+	c.caughtMu.Lock()
+	// A catch-up already under way may have read the history before
+	// the caller's change: wait for the one after it.
+	first := c.caught
+	c.caughtMu.Unlock()
+	c.Wake()
+	select {
+	case <-first:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	c.caughtMu.Lock()
+	second := c.caught
+	c.caughtMu.Unlock()
+	c.Wake()
+	select {
+	case <-second:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// build writes a base from src.Each, as of the last history record
+// before it, and swaps it in. Each does not read one snapshot: a binding
+// read after it changed is newer than that record, and the history read
+// after the build brings the others up to date (the version check keeps
+// a newer binding from being replaced by an older record).
+func (c *Copy) build(ctx context.Context) error {
+	started := time.Now()
+	seq, err := lastSeq(ctx, c.src)
+	if err != nil {
+		return err
+	}
+	bw, err := newBaseWriter(c.dir)
+	if err != nil {
+		return err
+	}
+	if err := c.src.Each(ctx, bw.add); err != nil {
+		bw.abort()
+		return err
+	}
+	if err := bw.finish(seq, newID()); err != nil {
+		return err
+	}
+	b, err := openBase(c.dir)
+	if err != nil {
+		return err
+	}
+	c.applyMu.Lock()
+	defer c.applyMu.Unlock()
+	if err := c.install(b); err != nil {
+		return err
+	}
+	c.logger.Info("local copy built", zap.String("dir", c.dir), zap.Int("bindings", b.count), zap.Uint64("seq", seq), zap.Duration("took", time.Since(started)))
+	return nil
+}
+
+// newID returns a base's random id, which its journal names.
+func newID() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// lastSeq returns the sequence number of src's last history record, 0
+// for none, reading the records of a recent span of time, wider until one
+// holds a record: the history's times grow with its sequence.
+func lastSeq(ctx context.Context, src store.Store) (uint64, error) {
+	for _, span := range []time.Duration{time.Minute, time.Hour, 24 * time.Hour, 30 * 24 * time.Hour, 10 * 365 * 24 * time.Hour, 0} {
+		q := store.ChangesQuery{Want: pageSize}
+		if span > 0 {
+			q.Since = time.Now().Add(-span)
+		}
+		var last uint64
+		err := src.Changes(ctx, q, func(ch *store.Change) error {
+			last = max(last, ch.Seq)
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		if last > 0 {
+			return last, nil
+		}
+	}
+	return 0, nil
+}
+
+// report updates the metrics and keeps err for Status.
+func (c *Copy) report(err error) {
+	if err != nil {
+		metrics.Counters.CopyErrors.Inc()
+		msg := err.Error()
+		if prev := c.lastErr.Load(); prev == nil || *prev != msg {
+			c.logger.Warn("local copy: cannot read the store's history: lookups are answered from the copy as it is", zap.String("dir", c.dir), zap.Error(err))
+		}
+		c.lastErr.Store(&msg)
+	} else {
+		c.lastErr.Store(nil)
+	}
+	st := c.Status()
+	metrics.Counters.CopySeq.Set(float64(st.Seq))
+	metrics.Counters.CopyLag.Set(st.LagSeconds)
+	metrics.Counters.CopyBehind.Set(float64(st.BehindChanges))
+}
