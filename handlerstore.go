@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
+	"github.com/caddy-ark/caddy-ark/localcopy"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -22,6 +23,7 @@ type handlerStore struct {
 	shared    store.Shared        // nil when the backend shares nothing
 	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
+	copyDone  func() error // lets go of the local copy; nil without one
 }
 
 // defaultStore is the store of a handler with minters, an API or
@@ -51,6 +53,11 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	}
 	h.stores.store, h.stores.id = s, mod.(caddy.Module).CaddyModule().ID
 	h.stores.shared, _ = mod.(store.Shared)
+	if h.LocalCopy != "" {
+		if h.stores.store, h.stores.copyDone, err = localcopy.Attach(h.LocalCopy, string(h.StoreRaw), s, h.stores.shared, h.logger); err != nil {
+			return err
+		}
+	}
 	if h.CacheSize >= 0 {
 		c, err := newRistretto[*table.Assignment](h.cacheSize())
 		if err != nil {
@@ -60,7 +67,7 @@ func (h *Handler) openStore(ctx caddy.Context) error {
 	}
 	watchCtx, stop := context.WithCancel(context.Background())
 	h.stores.stopWatch = stop
-	s.Watch(watchCtx, h.storeChanged)
+	h.stores.store.Watch(watchCtx, h.storeChanged)
 	return nil
 }
 
@@ -98,6 +105,9 @@ func (h *Handler) closeStore() {
 	}
 	if h.stores.cache != nil {
 		h.stores.cache.Close()
+	}
+	if h.stores.copyDone != nil {
+		_ = h.stores.copyDone()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
 )
 
 // copies holds the process's copies by directory, shared by the handlers
@@ -58,7 +59,21 @@ func Acquire(dir, settings string, hold func() (store.Store, func() error), o Op
 	})
 	if p.settings != settings {
 		_ = releaseCopy()
-		return nil, nil, fmt.Errorf("local_copy %s: the directory keeps the copy of another store configuration of this process; use a directory per store", dir)
+		return nil, nil, fmt.Errorf("%s: the directory keeps the copy of another store configuration of this process; use a directory per store", dir)
 	}
 	return p.c, releaseCopy, nil
+}
+
+// Attach returns s, a store module whose configuration is settings, read
+// through the copy kept in dir (see Acquire and Wrap), which follows
+// shared, the store's shared object, and a release for the copy.
+func Attach(dir, settings string, s store.Store, shared store.Shared, logger *zap.Logger) (store.Store, func() error, error) {
+	if shared == nil {
+		return nil, nil, fmt.Errorf("local_copy: the store (%T) is not shared across configs", s)
+	}
+	c, release, err := Acquire(dir, settings, shared.Hold, Options{Logger: logger})
+	if err != nil {
+		return nil, nil, fmt.Errorf("local_copy: %w", err)
+	}
+	return Wrap(s, c), release, nil
 }
