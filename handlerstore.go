@@ -41,6 +41,9 @@ var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
 func (h *Handler) openStore(ctx caddy.Context) error {
 	h.useDefaultStore()
 	if h.StoreRaw == nil {
+		if h.LocalCopy != "" {
+			return fmt.Errorf("local_copy %s: there is no store to copy: configure one with store", h.LocalCopy)
+		}
 		return nil
 	}
 	mod, err := ctx.LoadModule(h, "StoreRaw")

@@ -125,6 +125,16 @@ func (c *Copy) install(b *base) error {
 	return nil
 }
 
+// errNotBuilt is the error of a copy that has no base yet.
+var errNotBuilt = errors.New("local copy: not built yet")
+
+// built reports whether the copy has a base and a journal.
+func (c *Copy) built() bool {
+	c.applyMu.Lock()
+	defer c.applyMu.Unlock()
+	return c.j != nil
+}
+
 // Close stops following the store and closes the files.
 func (c *Copy) Close() error {
 	c.stop()
@@ -152,7 +162,7 @@ func (c *Copy) Lookup(keys []string) ([]*store.Binding, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.base == nil {
-		return nil, errors.New("local copy: not built yet")
+		return nil, errNotBuilt
 	}
 	out := make([]*store.Binding, len(keys))
 	for i, k := range keys {
@@ -204,7 +214,7 @@ func (c *Copy) apply(recs []record) error {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
 	if c.j == nil {
-		return errors.New("local copy: not built yet")
+		return errNotBuilt
 	}
 	if err := c.j.append(recs); err != nil {
 		return fmt.Errorf("local copy: writing the journal: %w", err)

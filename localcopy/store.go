@@ -2,6 +2,7 @@ package localcopy
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -184,10 +185,9 @@ func (c *Copy) own(bs []*store.Binding, batch uint64) {
 			recs = append(recs, record{batch: batch, kind: kindSet, key: b.Key, b: b})
 		}
 	}
-	if !c.Serving() || len(recs) == 0 {
-		return // the history brings them before the copy serves
-	}
-	if err := c.apply(recs); err != nil {
+	// Applied even before the copy serves: the catch-up that lets it
+	// serve may have read the history before this write.
+	if err := c.apply(recs); err != nil && !errors.Is(err, errNotBuilt) {
 		c.stopServing(err)
 	}
 }
@@ -196,8 +196,8 @@ func (c *Copy) own(bs []*store.Binding, batch uint64) {
 // did not say what it stored (an import), before the write returns; if
 // it cannot, the copy stops serving until it has.
 func (c *Copy) ownUnknown(ctx context.Context) {
-	if !c.Serving() {
-		return
+	if !c.built() {
+		return // the build's catch-up, after this write, brings it
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -60,5 +60,5 @@ func (n *node) stop() {
 // given as a Caddyfile line, with a local copy in copyDir and the
 // readiness check at /ready.
 func siteBody(storeLine, tablePath, copyDir string) string {
-	return strings.Replace(caddytest.APISiteBody("BOLT", tablePath, "ready /ready"), "store bolt BOLT", storeLine, 1)
+	return strings.Replace(caddytest.APISiteBody("BOLT", tablePath, "local_copy "+copyDir+"\n\t\tready /ready"), "store bolt BOLT", storeLine, 1)
 }

@@ -101,8 +101,14 @@ func TestLocalCopyThroughAPostgresOutage(t *testing.T) {
 	if got := n.Get("/" + fresh); got.Status != http.StatusFound || got.Location != "https://repo.example.org/fresh" {
 		t.Errorf("%s just bound through this node: %d %q", fresh, got.Status, got.Location)
 	}
-	// The other node's withdrawal just before the crash: this node has
-	// heard of it before the crash.
+	// The other node's withdrawal just before the crash, of an
+	// identifier this node has answered (and cached) as live: this node
+	// has heard of it before the crash.
+	for range 2 {
+		if got := n.Get("/" + storetest.Key(8)); got.Status != http.StatusFound {
+			t.Fatalf("%s before its withdrawal: %d", storetest.Key(8), got.Status)
+		}
+	}
 	write(store.Binding{Key: storetest.Key(8), Status: 410, Reason: "withdrawn by the other node just before the crash"})
 	testkit.WaitFor(t, "the node to hear of the other node's withdrawal", func() bool {
 		return n.Get("/"+storetest.Key(8)).Status == http.StatusGone
