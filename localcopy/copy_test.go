@@ -2,13 +2,16 @@ package localcopy_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/localcopy"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 )
 
@@ -170,4 +173,44 @@ func TestCopyDamagedBase(t *testing.T) {
 			sameAsStore(t, again, s)
 		})
 	}
+}
+
+// TestCopyOfARestoredStore: the store is restored from a backup older
+// than the copy (its history ends before the copy's sequence number):
+// the copy, reopened on it, is built again and answers as the restored
+// store does, and follows the changes made after the restore.
+func TestCopyOfARestoredStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ark.db")
+	live := testkit.Provision(t, &bolt.Store{Path: path})
+	importN(t, live, 50)
+	r, _, err := live.Backup(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(t.TempDir(), "backup.db")
+	f, err := os.Create(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r.Close()
+	dir := t.TempDir()
+	c := openCopy(t, dir, live, localcopy.Options{Poll: time.Hour})
+	changeSome(t, live, 1)
+	changeSome(t, live, 2)
+	catchUp(t, c)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	restored := testkit.Provision(t, &bolt.Store{Path: backup})
+	bind(t, restored, store.Binding{Key: storetest.Key(1), Target: "https://after-restore.example.org/", Status: 302})
+	again := openCopy(t, dir, restored, localcopy.Options{Poll: time.Hour})
+	sameAsStore(t, again, restored, storetest.Key(100001), storetest.Key(11), storetest.Key(12))
+	bind(t, restored, store.Binding{Key: storetest.Key(2), Target: "https://later.example.org/", Status: 302})
+	catchUp(t, again)
+	sameAsStore(t, again, restored)
 }

@@ -22,6 +22,7 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 	tick := time.NewTicker(o.Poll)
 	defer tick.Stop()
 	pause := o.Poll
+	var checked time.Time
 	for ctx.Err() == nil {
 		var err error
 		if c.j == nil {
@@ -29,6 +30,10 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 		}
 		if err == nil {
 			err = c.catchUp(ctx)
+		}
+		if err == nil && time.Since(checked) >= behindCheck {
+			checked = time.Now()
+			err = c.checkNotAhead(ctx)
 		}
 		if err == nil && c.journalLen() >= o.CompactAfter {
 			err = c.compact()
@@ -49,6 +54,31 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 			}
 		}
 	}
+}
+
+// behindCheck is how often the copy checks that the store's history
+// reaches as far as the copy (see checkNotAhead).
+const behindCheck = 30 * time.Second
+
+// checkNotAhead builds the copy again when it has applied history records
+// that the store no longer has: the store was restored from a backup
+// older than the copy, and its sequence numbers will be given again to
+// other changes. The copy answers as it is until the new one is built.
+func (c *Copy) checkNotAhead(ctx context.Context) error {
+	last, err := lastSeq(ctx, c.src)
+	if err != nil {
+		return err
+	}
+	if seq := c.Seq(); last < seq {
+		c.logger.Warn("local copy: the store's history ends before the copy's: the store was restored from an older backup; the copy is built again",
+			zap.String("dir", c.dir), zap.Uint64("store_seq", last), zap.Uint64("copy_seq", seq))
+		if err := c.build(ctx); err != nil {
+			return err
+		}
+		c.tell(nil)
+		return c.catchUp(ctx)
+	}
+	return nil
 }
 
 // journalLen is how many records the journal holds.

@@ -1,7 +1,9 @@
 package localcopy
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/caddy-ark/caddy-ark/store"
@@ -41,6 +43,9 @@ func Acquire(dir, settings string, hold func() (store.Store, func() error), o Op
 		return nil, nil, err
 	}
 	v, _, err := copies.LoadOrNew(dir, func() (caddy.Destructor, error) {
+		if err := claim(dir, settings); err != nil {
+			return nil, err
+		}
 		s, release := hold()
 		c, err := Open(dir, s, o)
 		if err != nil {
@@ -76,4 +81,46 @@ func Attach(dir, settings string, s store.Store, shared store.Shared, logger *za
 		return nil, nil, fmt.Errorf("local_copy: %w", err)
 	}
 	return Wrap(s, c), release, nil
+}
+
+// storeName is the file in a copy's directory that holds the
+// configuration of the store copied.
+const storeName = "store.json"
+
+// claim makes dir the copy of the store configured by settings: a copy
+// there of a store configured otherwise (another database, perhaps) is
+// removed, to be built again.
+func claim(dir, settings string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, storeName)
+	was, err := os.ReadFile(path)
+	if err == nil && string(was) == settings {
+		return nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, name := range []string{baseName, journalName} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	f, err := os.CreateTemp(dir, ".store-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(settings)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		removeFile(f)
+		return err
+	}
+	return renameSynced(f.Name(), path)
 }
