@@ -151,6 +151,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		watch [<interval>]
 //		verify_tables
 //		store [<backend> [<args>...]]
+//		local_copy <dir>
 //		minter <ark:naan/shoulder> <template>
 //		api <prefix> {
 //			key <name> <sha256-hex> <scope>...

@@ -154,6 +154,7 @@ func TestLocalCopyThroughAPostgresOutage(t *testing.T) {
 	if err := json.Unmarshal([]byte(ready.Body), &rd); err != nil {
 		t.Fatalf("/ready: %v: %s", err, ready.Body)
 	}
+	t.Logf("/ready while PostgreSQL is down: %s", ready.Body)
 	if ready.Status != http.StatusOK || !rd.Ready || rd.Store != "unavailable" || rd.Copy == nil || rd.Copy.State != "serving" || rd.Copy.Seq == 0 {
 		t.Errorf("/ready while PostgreSQL is down: %d %s; want 200, ready, the store unavailable and the copy serving", ready.Status, ready.Body)
 	}
