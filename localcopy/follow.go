@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
+	"math"
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
@@ -216,28 +218,56 @@ func newID() uint64 {
 }
 
 // lastSeq returns the sequence number of src's last history record, 0
-// for none, reading the records of a recent span of time, wider until one
-// holds a record: the history's times grow with its sequence.
+// for none: the least x after which src has no record, found by asking
+// for the one record after x, at x doubling from 1, then halving the
+// span where the answer changed (some 2·log2 of the sequence reads of
+// one record: the history may hold millions just made by an import).
 func lastSeq(ctx context.Context, src store.Store) (uint64, error) {
-	for _, span := range []time.Duration{time.Minute, time.Hour, 24 * time.Hour, 30 * 24 * time.Hour, 10 * 365 * 24 * time.Hour, 0} {
-		q := store.ChangesQuery{Want: pageSize}
-		if span > 0 {
-			q.Since = time.Now().Add(-span)
-		}
-		var last uint64
-		err := src.Changes(ctx, q, func(ch *store.Change) error {
-			last = max(last, ch.Seq)
-			return nil
+	after := func(x uint64) (bool, error) {
+		found := false
+		err := src.Changes(ctx, store.ChangesQuery{After: x, Want: 1}, func(*store.Change) error {
+			found = true
+			return errStop
 		})
+		if err == errStop {
+			err = nil
+		}
+		return found, err
+	}
+	if any, err := after(0); err != nil || !any {
+		return 0, err
+	}
+	lo, hi := uint64(0), uint64(1) // a record after lo; maybe none after hi
+	for {
+		more, err := after(hi)
 		if err != nil {
 			return 0, err
 		}
-		if last > 0 {
-			return last, nil
+		if !more {
+			break
+		}
+		if hi >= math.MaxUint64/2 {
+			return hi, nil
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 { // a record after lo, none after hi
+		mid := lo + (hi-lo)/2
+		more, err := after(mid)
+		if err != nil {
+			return 0, err
+		}
+		if more {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	return 0, nil
+	return hi, nil
 }
+
+// errStop ends a read of the history early.
+var errStop = errors.New("stop")
 
 // report updates the metrics and keeps err for Status.
 func (c *Copy) report(err error) {
