@@ -3,6 +3,7 @@ package localcopy_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -34,7 +35,20 @@ func TestStoreReadsItsOwnWrites(t *testing.T) {
 				heard = append(heard, keys...)
 				mu.Unlock()
 			})
-			touched := changeSome(t, s, 1)
+			var touched []string
+			for round := 1; round <= 3; round++ {
+				// Each write checked as it returns, before the copy's
+				// reader, woken by the store, reads the history.
+				ws := []store.Binding{
+					{Key: storetest.Key(20 + round), Target: "https://own.example.org/" + strconv.Itoa(round), Status: 302},
+					{Key: storetest.Key(10 + round), Status: 410, Reason: "withdrawn through the Store"},
+				}
+				for _, w := range ws {
+					bind(t, s, w)
+					sameAsStore(t, c, inner, w.Key)
+					touched = append(touched, w.Key)
+				}
+			}
 			batch, err := store.NewBatch(ctx, s)
 			if err != nil {
 				t.Fatal(err)
