@@ -18,11 +18,10 @@ import (
 const pageSize = 1000
 
 // follow builds the copy if it has no base, then reads the history
-// every o.Poll, or when woken, until ctx is done, folding the journal
+// every o.Poll (after a failure, twice as long as the last pause, up to
+// 5 s), or when woken, until ctx is done, folding the journal
 // into a new base once it holds o.CompactAfter records.
 func (c *Copy) follow(ctx context.Context, o Options) {
-	tick := time.NewTicker(o.Poll)
-	defer tick.Stop()
 	pause := o.Poll
 	var checked time.Time
 	for ctx.Err() == nil {
@@ -42,7 +41,7 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 		}
 		c.report(err)
 		if err != nil && ctx.Err() == nil {
-			pause = min(2*pause, 30*time.Second)
+			pause = min(2*pause, 5*time.Second)
 		} else {
 			pause = o.Poll
 		}
@@ -50,10 +49,6 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 		case <-ctx.Done():
 		case <-c.wake:
 		case <-time.After(pause):
-		case <-tick.C:
-			if err != nil {
-				continue
-			}
 		}
 	}
 }
