@@ -214,3 +214,61 @@ func TestCopyOfARestoredStore(t *testing.T) {
 	catchUp(t, again)
 	sameAsStore(t, again, restored)
 }
+
+// TestCopyCompactionCut: a crash between the two renames of a compaction
+// leaves the new base with the old journal, whose records are in the
+// base already: the journal is dropped, not applied to the new base (its
+// batch given back would take a later binding back), and the copy
+// answers as the store does.
+func TestCopyCompactionCut(t *testing.T) {
+	s := backends[0].open(t)
+	importN(t, s, 100)
+	dir := t.TempDir()
+	c := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
+	changeSome(t, s, 1)
+	// A batch given back: the journal has its part, from the history,
+	// then the binding as it was before it, whatever its version.
+	ctx := context.Background()
+	w, err := localcopy.Wrap(s, c).OpenBatch(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Apply(ctx, []store.Write{{Binding: store.Binding{Key: storetest.Key(1), Target: "https://given-back.example.org/", Status: 302}, By: "test"}}); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, c)
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(dir, "bindings.journal")
+	old, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Changed again after the old journal, then folded into a new base.
+	bind(t, s, store.Binding{Key: storetest.Key(1), Target: "https://after-the-fold.example.org/", Status: 302})
+	compacting := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour, CompactAfter: 1})
+	catchUp(t, compacting)
+	if err := compacting.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.ReadFile(journal); err != nil || len(now) >= len(old) {
+		t.Fatalf("the journal was not folded into the base: %d bytes, %d before (%v)", len(now), len(old), err)
+	}
+	if err := os.WriteFile(journal, old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, err := localcopy.Open(dir, s, localcopy.Options{Poll: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = again.Close() })
+	got, err := again.Lookup([]string{storetest.Key(1)})
+	if err != nil || got[0] == nil || got[0].Target != "https://after-the-fold.example.org/" {
+		t.Errorf("after the cut compaction, before any read of the history: %s %v", describe(got[0]), err)
+	}
+	sameAsStore(t, again, s)
+}
