@@ -15,11 +15,13 @@ import (
 // TestLocalCopyOnBolt: local_copy works the same on a bbolt store. What
 // the API binds, withdraws, mints and retargets is answered at once,
 // cached answers included; the copy's files are in the directory, and
-// the metrics count what it applied and its sequence number.
+// the metrics count what it applied and its sequence number. A config
+// reload keeps the copy serving and following.
 func TestLocalCopyOnBolt(t *testing.T) {
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
 	copyDir := filepath.Join(t.TempDir(), "copy")
-	s := caddytest.StartOpsSite(t, siteBody("store bolt "+filepath.Join(t.TempDir(), "ark.db"), tablePath, copyDir))
+	body := siteBody("store bolt "+filepath.Join(t.TempDir(), "ark.db"), tablePath, copyDir)
+	s := caddytest.StartOpsSite(t, body)
 	api := &caddytest.APISite{Site: s.Site, Table: tablePath}
 
 	ids := []string{"ark:12345/x5lc1", "ark:12345/x5lc2", "ark:12345/x5lc3"}
@@ -56,6 +58,22 @@ func TestLocalCopyOnBolt(t *testing.T) {
 	testkit.WaitFor(t, "the copy to have read the history", func() bool {
 		m := s.Metrics()
 		return m["caddy_ark_copy_seq"] >= 5 && m["caddy_ark_copy_changes_applied_total"] >= 5
+	})
+
+	// A config reload keeps the copy: the new handler reads and writes
+	// through it.
+	if err := s.Load(strings.Replace(body, "ready /ready", "ready /ready\n\t\tcache_size 500", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got := api.Call("PUT", "/id/ark:12345/x5lc4", "editor", `{"target": "https://repo.example.org/d"}`); got.Status != http.StatusCreated {
+		t.Fatalf("bind after the reload: %d %s", got.Status, got.Body)
+	}
+	if got := api.Get("/ark:12345/x5lc4"); got.Status != http.StatusFound || got.Location != "https://repo.example.org/d" {
+		t.Errorf("bound after the reload: %d %q", got.Status, got.Location)
+	}
+	testkit.WaitFor(t, "the copy to serve after the reload, and to follow", func() bool {
+		got := api.Get("/ready")
+		return got.Status == http.StatusOK && strings.Contains(got.Body, `"state":"serving"`) && s.Metrics()["caddy_ark_copy_seq"] >= 6
 	})
 }
 
