@@ -180,6 +180,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			admin_email <address>...
 //			repository_name <name>
 //			page_size <n>
+//			token_secret <secret>
+//			concurrent_lists <n>
 //		}
 //	}
 //

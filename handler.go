@@ -21,6 +21,9 @@ import (
 // It works out the answer first, then writes it and observes it, each in
 // one place; the API and its console are services of their own.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if err := h.stores.awaitReady(r.Context()); err != nil {
+		return err
+	}
 	if h.API != nil {
 		if route, rest, ok := h.API.Route(r); ok {
 			return h.serveAPI(w, r, route, rest)

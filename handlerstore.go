@@ -14,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 // handlerStore is what a Handler keeps about its store.
@@ -23,7 +24,25 @@ type handlerStore struct {
 	shared    store.Shared        // nil when the backend shares nothing
 	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
-	copyDone  func() error // lets go of the local copy; nil without one
+	copyDone  func() error  // lets go of the local copy; nil without one
+	ready     chan struct{} // nil, or closed once the store is open (see awaitReady)
+	readyErr  error         // why the handler cannot serve, once ready is closed
+}
+
+// awaitReady waits until the handler's store is open, when it opens as
+// its configuration starts, and returns why the handler cannot serve, nil
+// when it can. Such a configuration may receive requests before: Caddy
+// starts its apps in no set order, and the HTTP server may listen first.
+func (hs *handlerStore) awaitReady(ctx context.Context) error {
+	if hs.ready == nil {
+		return nil
+	}
+	select {
+	case <-hs.ready:
+		return hs.readyErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // defaultStore is the store of a handler with minters, an API or
@@ -33,30 +52,59 @@ var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
 
 // openStore loads the configured store module (the bolt store in Caddy's
 // data directory when minters, the API or targets_check need one and none
-// is configured) and watches it to keep the cache true. It is the one
-// place a handler's store is opened: through ctx.LoadModule, so checked
-// as strictly as every module of the config, and cleaned up with it.
-// Statistics and target checking use this store, holding its shared
-// object (see hold) where they must outlive the module.
-func (h *Handler) openStore(ctx caddy.Context) error {
+// is configured) and then opens it, caching it and watching it to keep
+// the cache true. It is the one place a handler's store is loaded:
+// through ctx.LoadModule, so checked as strictly as every module of the
+// config, and cleaned up with it. In a configuration (a handler of an
+// HTTP server) the store opens only once the configuration runs: loaded
+// with store.OpenLaterKey, it hands its opening to then instead of
+// taking it in Provision, and later opens it; `caddy validate` never gets
+// there. Elsewhere (a handler provisioned on its own) later is nil and
+// the store opens at once. Statistics and target checking use this
+// store, holding its shared object (see hold) where they must outlive
+// the module.
+func (h *Handler) openStore(ctx caddy.Context) (later func() error, err error) {
 	h.useDefaultStore()
 	if h.StoreRaw == nil {
 		if h.LocalCopy != "" {
-			return fmt.Errorf("local_copy %s: there is no store to copy: configure one with store", h.LocalCopy)
+			return nil, fmt.Errorf("local_copy %s: there is no store to copy: configure one with store", h.LocalCopy)
 		}
-		return nil
+		return nil, nil
 	}
-	mod, err := ctx.LoadModule(h, "StoreRaw")
+	var opens []func() error
+	loadCtx := ctx
+	if ctx.Value(caddyhttp.ServerCtxKey) != nil {
+		loadCtx = ctx.WithValue(store.OpenLaterKey{}, store.OpenLater(func(open func() error) { opens = append(opens, open) }))
+	}
+	mod, err := loadCtx.LoadModule(h, "StoreRaw")
 	if err != nil {
-		return fmt.Errorf("store: %w", err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	s, ok := mod.(store.Store)
 	if !ok {
-		return fmt.Errorf("store: module %T is not a Store", mod)
+		return nil, fmt.Errorf("store: module %T is not a Store", mod)
 	}
-	h.stores.store, h.stores.id = s, mod.(caddy.Module).CaddyModule().ID
-	h.stores.shared, _ = mod.(store.Shared)
+	id := mod.(caddy.Module).CaddyModule().ID
+	open := func() error {
+		for _, open := range opens {
+			if err := open(); err != nil {
+				return fmt.Errorf("store: %w", err)
+			}
+		}
+		return h.useStore(s, id)
+	}
+	if len(opens) > 0 {
+		return open, nil
+	}
+	return nil, open()
+}
+
+// useStore makes s, open, the handler's store: caches it and watches it.
+func (h *Handler) useStore(s store.Store, id caddy.ModuleID) error {
+	h.stores.store, h.stores.id = s, id
+	h.stores.shared, _ = s.(store.Shared)
 	if h.LocalCopy != "" {
+		var err error
 		if h.stores.store, h.stores.copyDone, err = localcopy.Attach(h.LocalCopy, string(h.StoreRaw), s, h.stores.shared, h.logger); err != nil {
 			return err
 		}

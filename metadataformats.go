@@ -26,11 +26,25 @@ type metadataFormat struct {
 	// write renders it. params are the Accept parameters of its media
 	// range ("style=apa"), or the query's for ?info=<name>.
 	write func(rec *metadata.Record, s *signpost.Subject, params string) ([]byte, error)
+	// writeHTML, when set, renders it as an HTML fragment, which its own
+	// URL answers (text/html) to an Accept that prefers it: a browser
+	// following a link to it. An ARK's own URL never negotiates it, where
+	// text/html is what a browser asks of every page.
+	writeHTML func(rec *metadata.Record, params string) ([]byte, error)
 }
 
 // mediaTypes returns the media types it answers with, the first its own.
 func (f *metadataFormat) mediaTypes() []string {
 	return append([]string{f.MediaType}, f.aliases...)
+}
+
+// urlTypes returns the media types its own URL answers with by Accept,
+// the first its own: mediaTypes, and text/html with writeHTML.
+func (f *metadataFormat) urlTypes() []string {
+	if f.writeHTML != nil {
+		return append(f.mediaTypes(), "text/html")
+	}
+	return f.mediaTypes()
 }
 
 // metadataFormats are the formats every identifier answers in, in order
@@ -42,7 +56,7 @@ var metadataFormats = []metadataFormat{
 	{Format: signpost.Format{Name: "csl", MediaType: csl.MediaType}, write: record(csl.Write)},
 	{Format: signpost.Format{Name: "bibtex", MediaType: bibtex.MediaType}, write: record(bibtex.Write)},
 	{Format: signpost.Format{Name: "ris", MediaType: ris.MediaType}, write: record(ris.Write)},
-	{Format: signpost.Format{Name: "citation", MediaType: citation.MediaType}, write: writeCitation},
+	{Format: signpost.Format{Name: "citation", MediaType: citation.MediaType}, write: writeCitation, writeHTML: writeCitationHTML},
 	{Format: signpost.Format{Name: "turtle", MediaType: turtle.MediaType}, write: record(turtle.Write)},
 	{Format: signpost.Format{Name: "linkset-json", MediaType: signpost.LinksetJSON},
 		write: func(_ *metadata.Record, s *signpost.Subject, _ string) ([]byte, error) {
@@ -83,11 +97,23 @@ func record(write func(io.Writer, *metadata.Record) error) func(*metadata.Record
 // writeCitation writes a formatted citation in the style that params
 // name (citation.DefaultStyle when none).
 func writeCitation(rec *metadata.Record, _ *signpost.Subject, params string) ([]byte, error) {
-	style := negotiate.Param(params, "style")
-	if style == "" {
-		style = citation.DefaultStyle
-	}
 	var b bytes.Buffer
-	err := citation.Write(&b, rec, style)
+	err := citation.Write(&b, rec, citationStyle(params))
 	return b.Bytes(), err
+}
+
+// writeCitationHTML writes the citation of writeCitation as HTML.
+func writeCitationHTML(rec *metadata.Record, params string) ([]byte, error) {
+	var b bytes.Buffer
+	err := citation.WriteHTML(&b, rec, citationStyle(params))
+	return b.Bytes(), err
+}
+
+// citationStyle returns the style that params name, citation.DefaultStyle
+// when none.
+func citationStyle(params string) string {
+	if style := negotiate.Param(params, "style"); style != "" {
+		return style
+	}
+	return citation.DefaultStyle
 }

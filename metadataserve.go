@@ -28,7 +28,9 @@ type metadataReply struct {
 // formatAnswer works out the answer to a request for an ARK's metadata
 // in format f ("?info=bibtex"), q its query: the format's own URL, for
 // clients that cannot set Accept and for DOI-style redirects. It answers
-// for every ARK ?info describes (withdrawn ones too).
+// for every ARK ?info describes (withdrawn ones too), in the format's
+// own media type or, for a format known by several, the one Accept
+// prefers (the vendor type of schema.org JSON-LD, the citation in HTML).
 func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resolve.Resolution, f *metadataFormat, q url.Values) reply {
 	refuse := func(out resolve.Outcome, status int, reason string) reply {
 		a := refusal(status, reason, res.Key)
@@ -43,7 +45,12 @@ func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resol
 		return refuse(resolve.OutcomeInvalid, http.StatusBadRequest, res.Key+": "+err.Error())
 	}
 	s, rec := h.describe(h.self(r), res, target)
-	m, err := renderMetadata(f, f.MediaType, formatParams(q), s, rec)
+	mediaType := f.MediaType
+	if types := f.urlTypes(); len(types) > 1 {
+		// The type Accept prefers, as a redirect by Accept here asked.
+		mediaType = types[max(negotiate.Choose(r.Header.Values("Accept"), types), 0)]
+	}
+	m, err := renderMetadata(f, mediaType, formatParams(q), s, rec)
 	if errors.As(err, new(caddyhttp.HandlerError)) {
 		return reply{kind: replyError, err: err}
 	}
@@ -57,7 +64,13 @@ func (h *Handler) formatAnswer(r *http.Request, repl *caddy.Replacer, res *resol
 // mediaType with params. Its error is a caddyhttp.HandlerError when the
 // format fails, else the request's fault (an unknown citation style).
 func renderMetadata(f *metadataFormat, mediaType, params string, s *signpost.Subject, rec *metadata.Record) (*metadataReply, error) {
-	body, err := f.write(rec, s, params)
+	var body []byte
+	var err error
+	if mediaType == "text/html" {
+		body, err = f.writeHTML(rec, params)
+	} else {
+		body, err = f.write(rec, s, params)
+	}
 	if errors.Is(err, citation.ErrUnknownStyle) {
 		return nil, errors.New("no citation style " + strings.ToValidUTF8(negotiate.Param(params, "style"), "") +
 			"; there are " + strings.Join(citation.Styles, ", "))
@@ -78,9 +91,16 @@ func (h *Handler) infoTarget(res *resolve.Resolution, repl *caddy.Replacer) (str
 }
 
 // writeMetadata writes m. Any origin may read it (a reference manager in
-// a browser), and it links to the identifier it describes.
+// a browser), and it links to the identifier it describes. A format known
+// by several media types varies by Accept; its HTML may run nothing.
 func (h *Handler) writeMetadata(w http.ResponseWriter, m *metadataReply) error {
 	hdr := w.Header()
+	if len(m.format.urlTypes()) > 1 {
+		addVary(hdr, nil)
+	}
+	if m.mediaType == "text/html" {
+		hdr.Set("Content-Security-Policy", "default-src 'none'")
+	}
 	hdr.Set("Content-Type", contentType(m.mediaType))
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Access-Control-Allow-Origin", "*")

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	htmltemplate "html/template"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/console"
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
+	"github.com/caddy-ark/caddy-ark/internal/runstart"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/oai"
 	"github.com/caddy-ark/caddy-ark/resolve"
@@ -306,10 +308,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionMachineReadable(cacheSize); err != nil {
 		return err
 	}
+	if h.OAI != nil {
+		if err := h.OAI.Provision(ctx); err != nil {
+			return err
+		}
+	}
 	if h.minters, err = mint.Compile(h.Minters); err != nil {
 		return err
 	}
-	if err := h.openStore(ctx); err != nil {
+	openStore, err := h.openStore(ctx)
+	if err != nil {
 		return err
 	}
 	t, err := h.openTable()
@@ -317,19 +325,45 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.closeStore()
 		return err
 	}
+	if openStore == nil {
+		return h.serve(ctx, t)
+	}
+	// The store opens when the configuration runs: check now what
+	// needs no store.
+	rs, err := resolve.New(h.resolverOptions(t))
+	if err != nil {
+		return err
+	}
+	rs.Close()
+	h.stores.ready = make(chan struct{})
+	return runstart.OnStart(ctx, func() error {
+		err := openStore()
+		if err == nil {
+			err = h.serve(ctx, t)
+		}
+		if err != nil {
+			h.stores.readyErr = caddyhttp.Error(http.StatusServiceUnavailable, err)
+		}
+		close(h.stores.ready)
+		return err
+	})
+}
+
+// serve builds the resolver over table t, with the store open, and starts
+// the statistics, the target checks and the table watcher; then requests
+// are served. On error Caddy calls Cleanup, which releases the rest.
+func (h *Handler) serve(ctx caddy.Context, t table.Table) error {
 	rs, err := h.newResolver(t)
 	if err != nil {
-		h.closeStore()
 		return err
 	}
 	if err := h.openStats(rs); err != nil {
 		rs.Close()
-		h.closeStore()
 		return err
 	}
 	h.resolver.Store(rs)
 	if err := h.startChecks(ctx); err != nil {
-		return err // Caddy calls Cleanup, which releases the rest
+		return err
 	}
 	h.startWatching()
 	return nil
@@ -338,16 +372,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 // newResolver builds a resolver for table tbl from the configuration:
 // templates and a new cache.
 func (h *Handler) newResolver(tbl table.Table) (*resolve.Resolver, error) {
-	foreign := defaultForeign
-	switch h.Foreign {
-	case "":
-	case "404":
-		foreign = ""
-	default:
-		foreign = strings.TrimSuffix(h.Foreign, "/")
-	}
-	o := resolve.Options{Table: tbl, NAANs: h.NAANs, Templates: h.Templates, Foreign: foreign, MaxLength: h.maxLength(),
-		Policies: h.Policies, Store: h.stores.store, StoreCache: h.stores.cache, Minters: h.minters}
+	o := h.resolverOptions(tbl)
 	if h.CacheSize >= 0 {
 		c, err := newResolutionCache(h.cacheSize())
 		if err != nil {
@@ -366,6 +391,21 @@ func (h *Handler) newResolver(tbl table.Table) (*resolve.Resolver, error) {
 		h.logger.Warn("the table could not be checked against the store, which is unavailable: an identifier both assign is answered from the table", zap.Error(err))
 	}
 	return rs, nil
+}
+
+// resolverOptions is the configuration's resolver over table tbl, with
+// the store when it is open, without caches.
+func (h *Handler) resolverOptions(tbl table.Table) resolve.Options {
+	foreign := defaultForeign
+	switch h.Foreign {
+	case "":
+	case "404":
+		foreign = ""
+	default:
+		foreign = strings.TrimSuffix(h.Foreign, "/")
+	}
+	return resolve.Options{Table: tbl, NAANs: h.NAANs, Templates: h.Templates, Foreign: foreign, MaxLength: h.maxLength(),
+		Policies: h.Policies, Store: h.stores.store, StoreCache: h.stores.cache, Minters: h.minters}
 }
 
 func (h *Handler) maxLength() int {

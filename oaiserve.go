@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/metadata"
+	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -39,3 +41,10 @@ func (s oaiSite) Store() store.Store { return s.h.Store() }
 
 func (s oaiSite) Links(r *http.Request) info.Links { return s.h.self(r) }
 func (s oaiSite) Organization() string             { return s.h.Organization }
+func (s oaiSite) Defaults(key string) metadata.Defaults {
+	a, err := normalize.ParseARK(key)
+	if err != nil {
+		return nil
+	}
+	return s.h.machine.defaults.covering(a)
+}

@@ -26,7 +26,7 @@ type machineReadable struct {
 	infoOffers     []string // ?info's media types: infoTypes, then namedTypes
 	defaults       defaultsByPrefix
 	headers        *ristretto.Cache[string, *signposted] // Link headers by identifier; nil without cache
-	bare           [2]bareHeader                         // the header without metadata: not in place, in place
+	bare           [2]bareHeader                         // the header without metadata: not a landing page, a landing page
 }
 
 // signposted is the Link header of an identifier, kept with what it was
@@ -188,7 +188,7 @@ func (h *Handler) describe(at info.Links, res *resolve.Resolution, target string
 	if rec.Withdrawal != nil && rec.Withdrawal.Successor != nil {
 		successor = rec.Withdrawal.Successor.URL
 	}
-	subject := signpost.NewSubject(url, res.Outcome == resolve.OutcomeInPlace, h.machine.described,
+	subject := signpost.NewSubject(url, res.LandingPage, h.machine.described,
 		types, rec.License.URI, authors, items, successor)
 	return subject, rec
 }

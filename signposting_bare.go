@@ -22,9 +22,9 @@ type bareHeader struct {
 const bareURLMark = "\x00"
 
 // newBareHeader works out the bare header of an answer served in place
-// (inPlace) or not, advertising advertised.
-func newBareHeader(described []signpost.Format, advertised []string, inPlace bool) bareHeader {
-	subject := signpost.NewSubject(bareURLMark, inPlace, described, nil, "", nil, nil, "")
+// by a landing page (landingPage) or not, advertising advertised.
+func newBareHeader(described []signpost.Format, advertised []string, landingPage bool) bareHeader {
+	subject := signpost.NewSubject(bareURLMark, landingPage, described, nil, "", nil, nil, "")
 	b := bareHeader{pieces: strings.Split(subject.Header(advertised, signpost.MaxHeaderBytes)[0], bareURLMark)}
 	for _, p := range b.pieces {
 		b.fixed += len(p)
@@ -59,7 +59,7 @@ func (h *Handler) bareLinkHeader(at info.Links, res *resolve.Resolution) (string
 		return "", false
 	}
 	b := &h.machine.bare[0]
-	if res.Outcome == resolve.OutcomeInPlace {
+	if res.LandingPage {
 		b = &h.machine.bare[1]
 	}
 	return b.header(at.Base, res.Key)

@@ -177,6 +177,9 @@ func (a *API) Serve(w http.ResponseWriter, r *http.Request, route, rest string, 
 		case signedIn && perr != nil:
 			return writeFailure(w, perr)
 		case signedIn:
+			if cerr := checkNotCrossSite(r); cerr != nil {
+				return writeFailure(w, cerr)
+			}
 			key, err = who.key, nil
 		}
 	}

@@ -186,6 +186,9 @@ func (a *API) checkBinding(key string, req *BindRequest) (*store.Binding, error)
 	if req.Status == http.StatusGone {
 		return nil, refuse(http.StatusBadRequest, "%s: status 410: withdraw an identifier with POST withdraw/<id> and a reason", key)
 	}
+	if err := checkMetaText(key, req.Meta); err != nil {
+		return nil, err
+	}
 	e := table.Entry{ID: key, Target: req.Target, Status: req.Status, Passthrough: req.Passthrough, Meta: req.Meta}
 	_, _, as, err := e.Compile()
 	if err != nil {
@@ -413,6 +416,9 @@ func (ss *session) tombstone(ctx context.Context, key, reason string) (*store.Wr
 	}
 	if len(reason) > table.MaxMetaValueBytes {
 		return nil, refuse(http.StatusBadRequest, "%s: reason longer than %d bytes", key, table.MaxMetaValueBytes)
+	}
+	if why := badChar(reason, true); why != "" {
+		return nil, refuse(http.StatusBadRequest, "%s: the reason %s", key, why)
 	}
 	wr := &store.Write{Binding: store.Binding{Key: key, Status: http.StatusGone, Passthrough: true, Reason: reason}, By: ss.key.name}
 	cur, err := ss.current(ctx, key)

@@ -75,6 +75,12 @@ func (a *API) AddStoredKey(ctx context.Context, s Site, who *Caller, req *KeyReq
 	if !req.Expires.IsZero() && !req.Expires.After(now) {
 		return nil, refuse(http.StatusBadRequest, "key %s: expires %s is past", req.Name, req.Expires.Format(time.RFC3339))
 	}
+	if err := checkNewKeyName(req.Name); err != nil {
+		return nil, err
+	}
+	if why := badChar(req.Label, false); why != "" {
+		return nil, refuse(http.StatusBadRequest, "key %s: the label %s", req.Name, why)
+	}
 	if a.byName[req.Name] != nil {
 		return nil, refuse(http.StatusConflict, "key %s: the configuration has a key of that name", req.Name)
 	}
@@ -103,9 +109,11 @@ func (a *API) AddStoredKey(ctx context.Context, s Site, who *Caller, req *KeyReq
 	return &NewKey{KeyInfo: keyInfo(&k, now), Secret: secret}, nil
 }
 
-// StoredKeys answers GET keys for who, an admin: the keys of the site's store,
-// expired ones included, by name. Configured keys are not listed: the
-// configuration lists them.
+// StoredKeys answers GET keys for who, an admin: the keys of the site's
+// store that who may revoke (every scope of theirs granted by one of
+// who's own), expired ones included, by name. A limited admin is not
+// shown wider keys, not even their names. Configured keys are not
+// listed: the configuration lists them.
 func (a *API) StoredKeys(ctx context.Context, s Site, who *Caller) ([]KeyInfo, error) {
 	ss, err := a.keySession(s, who)
 	if err != nil {
@@ -118,9 +126,29 @@ func (a *API) StoredKeys(ctx context.Context, s Site, who *Caller) ([]KeyInfo, e
 	now := time.Now()
 	out := make([]KeyInfo, 0, len(keys))
 	for i := range keys {
-		out = append(out, keyInfo(&keys[i], now))
+		if ss.key.widerScope(&keys[i]) == "" {
+			out = append(out, keyInfo(&keys[i], now))
+		}
 	}
 	return out, nil
+}
+
+// widerScope returns the first scope of the stored key sk that k's own
+// scopes do not grant, "" when they grant them all: an admin may list and
+// revoke only the keys it could have made. A stored key that the API
+// would not make (written by hand into the store) has no scope that
+// counts, and any admin may list and revoke it.
+func (k *apiKey) widerScope(sk *store.StoredKey) string {
+	_, c, err := compileKey(APIKey{Name: sk.Name, Hash: sk.Hash, Scopes: sk.Scopes})
+	if err != nil {
+		return ""
+	}
+	for i, sc := range c.scopes {
+		if !k.grants(&sc) {
+			return c.scopeText[i]
+		}
+	}
+	return ""
 }
 
 // RevokeStoredKey answers DELETE keys/<name> for who, an admin whose scopes
@@ -143,12 +171,8 @@ func (a *API) RevokeStoredKey(ctx context.Context, s Site, who *Caller, name str
 		}
 		return refuse(http.StatusNotFound, "key %s: no such stored key", name)
 	}
-	if _, c, err := compileKey(APIKey{Name: name, Hash: keys[i].Hash, Scopes: keys[i].Scopes}); err == nil {
-		for j, sc := range c.scopes {
-			if !ss.key.grants(&sc) {
-				return refuse(http.StatusForbidden, "key %s may not revoke key %s, whose scope %s its own scopes do not include", ss.key.name, name, c.scopeText[j])
-			}
-		}
+	if wider := ss.key.widerScope(&keys[i]); wider != "" {
+		return refuse(http.StatusForbidden, "key %s may not revoke key %s, whose scope %s its own scopes do not include", ss.key.name, name, wider)
 	}
 	if err := ss.store.RevokeKey(ctx, name); err != nil {
 		if errors.Is(err, store.ErrNotFound) {

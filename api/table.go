@@ -224,6 +224,9 @@ func (ss *session) importBinding(e *table.Entry) (*store.Binding, error) {
 		return nil, err
 	}
 	e.ID = key
+	if err := checkMetaText(key, e.Meta); err != nil {
+		return nil, err
+	}
 	b, err := importer.Binding(e)
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%s: %v", key, err)

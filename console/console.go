@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/internal/sameorigin"
 )
 
 // Console is the web console of one API, as one configuration loads it.
@@ -174,7 +175,7 @@ const maxForm = 2 * api.MaxBindBody
 // in the signed-in browser: from another site, or without the form token
 // of the session. An upload's token is checked as its body is read.
 func (p *page) checkPost(name string) (bool, error) {
-	if !sameOrigin(p.r) {
+	if sameorigin.Check(p.r) != nil {
 		return false, p.problem(http.StatusForbidden, "This form was sent from another site: the console refuses it.")
 	}
 	if strings.HasPrefix(p.r.Header.Get("Content-Type"), "multipart/form-data") && name == "import" {

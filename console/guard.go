@@ -2,8 +2,6 @@ package console
 
 import (
 	"crypto/hmac"
-	"net/http"
-	"net/url"
 )
 
 // csrfField is the name of the form field that carries a form's token.
@@ -26,22 +24,4 @@ func (c *Console) validToken(s *session, token string) bool {
 // elsewhere has neither.
 func (c *Console) signinToken(nonce string) string {
 	return b64.EncodeToString(mac(c.secret, "signin", nonce))
-}
-
-// sameOrigin reports whether r, a request that changes something, comes
-// from the console's own pages as far as the browser says: a cross-site
-// or same-site (another subdomain) fetch, or an Origin of another host,
-// is not. Browsers that say nothing are judged by the form token alone.
-func sameOrigin(r *http.Request) bool {
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "", "same-origin", "none":
-	default:
-		return false
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && u.Host == r.Host
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/internal/visible"
 )
 
@@ -48,6 +49,20 @@ var funcs = template.FuncMap{
 	"visible":     visible.HTML,
 	"visibleText": visible.Text,
 	"hidden":      func(s string) bool { return strings.ContainsFunc(s, visible.Invisible) },
+	// writer shows the name of a key, or of a writer of the history.
+	"writer": writerHTML,
+}
+
+// writerHTML shows name, a key's name or a writer's ("person:<name>"): a
+// person's by the rule of visible, a key's with every character outside
+// printable ASCII marked (visible.ASCIIHTML), since a key made before
+// key names were limited to ASCII, or configured so, could otherwise look
+// like another ("x5\u0435d" like "x5ed").
+func writerHTML(name string) any {
+	if strings.HasPrefix(name, api.PersonPrefix) {
+		return visible.HTML(name)
+	}
+	return visible.ASCIIHTML(name)
 }
 
 // views are the pages' templates, each with the layout, by name.

@@ -6,6 +6,9 @@ import (
 	"math"
 	"net/http"
 	"time"
+
+	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/internal/sameorigin"
 )
 
 // signinCookie holds the nonce of a browser's sign-in form, which the
@@ -55,7 +58,7 @@ func (p *page) signinPage(status int, notice, problem string) error {
 // checkSignin checks a posted key: from this console's form, not too
 // soon after repeated failures, and one of the API's keys.
 func (p *page) checkSignin() error {
-	if !sameOrigin(p.r) {
+	if sameorigin.Check(p.r) != nil {
 		return p.problem(http.StatusForbidden, "This sign-in was sent from another site: the console refuses it.")
 	}
 	p.r.Body = http.MaxBytesReader(p.w, p.r.Body, 64<<10)
@@ -67,22 +70,32 @@ func (p *page) checkSignin() error {
 	if err != nil || !hmac.Equal(token, mac(p.c.secret, "signin", ck.Value)) {
 		return p.signinPage(http.StatusForbidden, "", "This sign-in form has expired or was not sent from this console: sign in again with this form.")
 	}
-	client := clientOf(p.r)
+	client, secret := clientOf(p.r), p.r.PostForm.Get("key")
 	if wait := p.c.throttle.wait(client); wait > 0 {
+		if key := p.knownBrowserKey(secret); key != nil {
+			return p.signedIn(key)
+		}
 		secs := int(math.Ceil(wait.Seconds()))
 		p.w.Header().Set("Retry-After", fmt.Sprint(secs))
 		return p.signinPage(http.StatusTooManyRequests, "", fmt.Sprintf("Too many failed sign-ins from your address: wait %d seconds before trying again.", secs))
 	}
-	key, err := p.c.api.AuthenticateOn(p.r.Context(), p.site, p.r.PostForm.Get("key"))
+	key, err := p.c.api.AuthenticateOn(p.r.Context(), p.site, secret)
 	if err != nil {
 		p.c.throttle.failed(client)
 		return p.signinPage(http.StatusUnauthorized, "", "That key is not known here.")
 	}
 	p.c.throttle.succeeded(client)
+	return p.signedIn(key)
+}
+
+// signedIn starts the session of key, and marks the browser as known for
+// it (knownbrowser.go).
+func (p *page) signedIn(key *api.Caller) error {
 	now := time.Now()
 	s := &session{name: key.Name(), expires: now.Add(p.c.length), issued: now, nonce: newNonce(), key: key}
 	p.c.setCookie(p.w, p.r, sessionCookie, p.c.cookieValue(s), int(p.c.length/time.Second))
 	p.c.setCookie(p.w, p.r, signinCookie, "", -1)
+	p.c.setCookie(p.w, p.r, knownCookie, p.c.knownValue(key.Name()), int(knownFor/time.Second))
 	http.Redirect(p.w, p.r, p.c.base, http.StatusSeeOther)
 	return nil
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"hash/maphash"
 	"net"
 	"net/http"
 	"net/netip"
@@ -29,9 +30,15 @@ const forgetAfter = time.Hour
 
 // maxCounts bounds the clients and blocks whose failures are counted one
 // by one. Past it, the failures of those that have no count of their own
-// share one, the overflow, which each of them then waits for: a full
-// table makes signing in stricter, never looser.
-const maxCounts = 10000
+// share one of overflowCounts counts, the overflow, chosen by their block
+// (or address) through a hash with a seed of the process's: a full table
+// makes signing in stricter, never looser, and a few failures from one
+// block slow down the new clients of the blocks that share its count, not
+// every new client.
+const (
+	maxCounts      = 10000
+	overflowCounts = 1024
+)
 
 // throttle slows down sign-ins from clients that keep giving wrong keys:
 // after freeFailures failures of a client, or freeBlockFailures of its
@@ -39,8 +46,10 @@ const maxCounts = 10000
 type throttle struct {
 	mu       sync.Mutex
 	now      func() time.Time
-	by       map[string]*failures // by client address and by block
-	overflow failures             // of those that found the table full
+	by       map[string]*failures     // by client address and by block
+	overflow [overflowCounts]failures // of those that found the table full
+	seed     maphash.Seed             // of the overflow's hash
+	sweepAt  time.Time                // no count can be forgotten before it
 }
 
 // failures is what a client, a block or the overflow has failed.
@@ -57,12 +66,22 @@ type client struct {
 }
 
 func newThrottle() *throttle {
-	return &throttle{now: time.Now, by: map[string]*failures{}}
+	return &throttle{now: time.Now, by: map[string]*failures{}, seed: maphash.MakeSeed()}
+}
+
+// overflowOf returns the overflow's count that c shares once the table is
+// full: its block's, or its address's when it has none.
+func (t *throttle) overflowOf(c client) *failures {
+	key := c.block
+	if key == "" {
+		key = c.addr
+	}
+	return &t.overflow[maphash.String(t.seed, key)%overflowCounts]
 }
 
 // wait returns how long c must still wait before a sign-in of its is
 // checked; 0 when it need not: the longest of its own wait, its block's,
-// and, when it has no count of its own, the overflow's.
+// and, when it has no count of its own, its overflow count's.
 func (t *throttle) wait(c client) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -73,13 +92,13 @@ func (t *throttle) wait(c client) time.Duration {
 		wait = max(wait, t.by[c.block].wait(now))
 	}
 	if !tracked {
-		wait = max(wait, t.overflow.wait(now))
+		wait = max(wait, t.overflowOf(c).wait(now))
 	}
 	return wait
 }
 
 // failed counts a failed sign-in of c: as its own and as its block's, or,
-// for whichever finds the table full, as the overflow's.
+// for whichever finds the table full, as its overflow count's.
 func (t *throttle) failed(c client) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -98,7 +117,7 @@ func (t *throttle) failed(c client) {
 		}
 	}
 	if full {
-		t.overflow.add(now, freeFailures)
+		t.overflowOf(c).add(now, freeFailures)
 	}
 }
 
@@ -108,7 +127,7 @@ func (t *throttle) count(key string, now time.Time) *failures {
 	if f, ok := t.by[key]; ok {
 		return f
 	}
-	if len(t.by) >= maxCounts {
+	if len(t.by) >= maxCounts && !now.Before(t.sweepAt) {
 		t.forget(now)
 	}
 	if len(t.by) >= maxCounts {
@@ -127,15 +146,24 @@ func (t *throttle) succeeded(c client) {
 	delete(t.by, c.addr)
 }
 
-// forget drops the counts whose last failure is older than forgetAfter.
+// forget drops the counts whose last failure is older than forgetAfter,
+// and notes when the oldest left can be: a full table is swept then, not
+// with every failure that finds it full.
 func (t *throttle) forget(now time.Time) {
+	oldest := now
 	for c, f := range t.by {
-		if now.Sub(f.last) > forgetAfter {
+		switch {
+		case now.Sub(f.last) > forgetAfter:
 			delete(t.by, c)
+		case f.last.Before(oldest):
+			oldest = f.last
 		}
 	}
-	if now.Sub(t.overflow.last) > forgetAfter {
-		t.overflow = failures{}
+	t.sweepAt = oldest.Add(forgetAfter)
+	for i := range t.overflow {
+		if now.Sub(t.overflow[i].last) > forgetAfter {
+			t.overflow[i] = failures{}
+		}
 	}
 }
 

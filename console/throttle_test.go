@@ -50,7 +50,7 @@ func TestThrottleBoundsTheClientsItCounts(t *testing.T) {
 	}
 	// Past the bound, a client with no count of its own is checked
 	// freeFailures times, not more: the clients that found the table
-	// full share the overflow's count, and wait for it.
+	// full share their block's overflow count, and wait for it.
 	checked := 0
 	for i := range 30 {
 		c := client{addr: "new-" + strconv.Itoa(i), block: "new-block"}
@@ -74,8 +74,8 @@ func TestThrottleBoundsTheClientsItCounts(t *testing.T) {
 		t.Fatalf("an hour later: a new client waits %s", w)
 	}
 	th.failed(fresh)
-	if len(th.by) != 2 || th.by["new-2"] == nil || th.by["new-block"] == nil || th.overflow.n != 0 {
-		t.Errorf("after forgetting: %d counts, overflow %d; want new-2 and its block alone", len(th.by), th.overflow.n)
+	if len(th.by) != 2 || th.by["new-2"] == nil || th.by["new-block"] == nil || overflowFailures(th) != 0 {
+		t.Errorf("after forgetting: %d counts, overflow %d; want new-2 and its block alone", len(th.by), overflowFailures(th))
 	}
 }
 
@@ -149,10 +149,82 @@ func TestThrottleOneBlockCannotFillTheTable(t *testing.T) {
 	if about := freeBlockFailures + int(forgetAfter/longestWait); most > 2*about {
 		t.Errorf("one block kept %d counts alive at once, want about %d", most, about)
 	}
-	if th.overflow.n != 0 {
-		t.Errorf("one block's failures reached the overflow: %d", th.overflow.n)
+	if n := overflowFailures(th); n != 0 {
+		t.Errorf("one block's failures reached the overflow: %d", n)
 	}
 	if w := th.wait(client{addr: "2001:db8:8::/64", block: "2001:db8:8::/48"}); w != 0 {
 		t.Errorf("a client of another block waits %s", w)
+	}
+}
+
+// overflowFailures returns the failures the overflow counts.
+func overflowFailures(th *throttle) int {
+	n := 0
+	for _, f := range th.overflow {
+		n += f.n
+	}
+	return n
+}
+
+// Once the table is full, a few wrong keys from one block slow down the
+// new clients of that block, and of the few blocks sharing its overflow
+// count, not every new client (issue 36, item 2); and one who holds many
+// blocks gets no more tries from the overflow than its counts allow.
+func TestThrottleFullTableSlowsDownOnlyTheBlocksSharingACount(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	th := newThrottle()
+	th.now = func() time.Time { return now }
+	for i := range maxCounts / 2 {
+		th.failed(client{addr: fmt.Sprintf("10.%d.%d.1", i/256, i%256), block: fmt.Sprintf("10.%d.%d.0/24", i/256, i%256)})
+	}
+	attacker := client{addr: "198.51.100.1", block: "198.51.100.0/24"}
+	for range freeFailures {
+		th.failed(attacker)
+	}
+	if th.wait(attacker) == 0 {
+		t.Fatal("the attacker's block is not slowed down once the table is full")
+	}
+	waiting := 0
+	for i := range 200 {
+		if th.wait(client{addr: fmt.Sprintf("172.16.%d.9", i), block: fmt.Sprintf("172.16.%d.0/24", i)}) > 0 {
+			waiting++
+		}
+	}
+	if waiting > 10 {
+		t.Errorf("%d of 200 new clients of other blocks wait after a few failures of one block, want about none", waiting)
+	}
+
+	// One who holds many blocks, trying once from each at once: the
+	// overflow checks at most freeFailures tries a count, not one a block.
+	checked := 0
+	for i := range 5000 {
+		c := client{addr: fmt.Sprintf("2001:db8:%x::/64", i), block: fmt.Sprintf("2001:db8:%x::/48", i)}
+		if th.wait(c) == 0 {
+			checked++
+			th.failed(c)
+		}
+	}
+	if most := overflowCounts * freeFailures; checked > most {
+		t.Errorf("the overflow checked %d tries from 5000 blocks, want at most %d", checked, most)
+	}
+}
+
+// BenchmarkThrottleFailureOnAFullTable is a failed sign-in of a new
+// client once the table is full of counts too young to forget: what a
+// flood's every further failure costs.
+func BenchmarkThrottleFailureOnAFullTable(b *testing.B) {
+	now := time.Unix(1_700_000_000, 0)
+	th := newThrottle()
+	th.now = func() time.Time { return now }
+	for i := range maxCounts / 2 {
+		th.failed(client{addr: fmt.Sprintf("10.%d.%d.1", i/256, i%256), block: fmt.Sprintf("10.%d.%d.0/24", i/256, i%256)})
+	}
+	clients := make([]client, 1024)
+	for i := range clients {
+		clients[i] = client{addr: fmt.Sprintf("2001:db8:%x::/64", i), block: fmt.Sprintf("2001:db8:%x::/48", i)}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		th.failed(clients[i%len(clients)])
 	}
 }

@@ -1,6 +1,11 @@
 package metadata
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/normalize"
+)
 
 // Creator is one creator of the referent.
 type Creator struct {
@@ -9,8 +14,10 @@ type Creator struct {
 	// Family and Given are the parts of a name written "Family, Given";
 	// both empty for a name written otherwise.
 	Family, Given string
-	// URI identifies the creator, such as an ORCID
-	// ("https://orcid.org/0000-0002-1825-0097"); "" when none is given.
+	// URI identifies the creator: an absolute http(s) URI, such as an
+	// ORCID ("https://orcid.org/0000-0002-1825-0097"), or the URL on the
+	// site of an ARK or URN (an authority record); "" when none is given,
+	// or when what was given is none of these.
 	URI string
 }
 
@@ -33,16 +40,17 @@ func (c Creator) ORCID() string {
 // "Family, Given" or a name, optionally followed by a URI in angle
 // brackets: "Curie, Marie <https://orcid.org/0000-0002-1825-0097>; Example
 // Museum". A bare ORCID iD in the brackets ("<0000-0002-1825-0097>") is
-// made its https://orcid.org/ URI.
-func ParseCreators(v string) []Creator {
+// made its https://orcid.org/ URI, an ARK or URN ("<ark:/12345/p7x>", an
+// authority record) its URL under resolver. Any other URI (another
+// scheme, which a reader might follow, such as javascript:; a relative
+// reference; an http(s) URL without a host or with characters an IRI
+// cannot hold) is dropped: the creator is its name alone.
+func ParseCreators(v, resolver string) []Creator {
 	var out []Creator
 	for _, part := range splitList(v) {
 		c := Creator{Name: part}
 		if open := strings.LastIndexByte(part, '<'); open >= 0 && strings.HasSuffix(part, ">") {
-			c.Name, c.URI = strings.TrimSpace(part[:open]), strings.TrimSpace(part[open+1:len(part)-1])
-			if isORCID(c.URI) {
-				c.URI = "https://orcid.org/" + c.URI
-			}
+			c.Name, c.URI = strings.TrimSpace(part[:open]), creatorURI(strings.TrimSpace(part[open+1:len(part)-1]), resolver)
 		}
 		if c.Name == "" {
 			continue
@@ -73,4 +81,34 @@ func isORCID(s string) bool {
 		}
 	}
 	return true
+}
+
+// creatorURI is the URI v identifies a creator by: v itself when it is an
+// absolute http(s) URI, a bare ORCID iD's https://orcid.org/ URI, an ARK's
+// or URN's URL under resolver; "" for anything else.
+func creatorURI(v, resolver string) string {
+	lower := strings.ToLower(v)
+	switch {
+	case isORCID(v):
+		return "https://orcid.org/" + v
+	case strings.HasPrefix(lower, "ark:") || strings.HasPrefix(lower, "urn:"):
+		if key, err := normalize.Key(v); err == nil && resolver != "" {
+			return resolver + key
+		}
+		return ""
+	}
+	if strings.ContainsFunc(v, notInIRI) {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return ""
+	}
+	return v
+}
+
+// notInIRI reports whether c may not stand in an IRI as it is (RFC 3987;
+// Turtle's IRIREF): space and controls, and <>"{}|\^`.
+func notInIRI(c rune) bool {
+	return c <= ' ' || c >= 0x7f && c <= 0x9f || strings.ContainsRune(`<>"{}|\^`+"`", c)
 }

@@ -98,7 +98,7 @@ func New(id Identifier, meta map[string]string, defaults Defaults, organization 
 		return lookup(defaults, name)
 	}
 	r := &Record{ID: id.ID, Scheme: scheme(id.ID), URL: id.URL, Target: httpURL(id.Target), Status: id.Status, Meta: merged,
-		Creators: ParseCreators(get(KeyWho)), Title: get(KeyWhat), Date: ParseDate(get(KeyWhen)), Where: get(KeyWhere),
+		Creators: ParseCreators(get(KeyWho), id.Resolver), Title: get(KeyWhat), Date: ParseDate(get(KeyWhen)), Where: get(KeyWhere),
 		Type: ParseResourceType(get(KeyType)), License: ParseLicense(get(KeyLicense)), Publisher: get(KeyPublisher),
 		Description: get(KeyDescription), Language: ParseLanguage(get(KeyLanguage)), Subjects: splitList(get(KeySubject)), Items: ParseItems(get(KeyItem))}
 	if r.Publisher == "" {
@@ -125,14 +125,18 @@ func scheme(id string) string {
 // Withdrawn reports whether the record is a tombstone.
 func (r *Record) Withdrawn() bool { return r.Withdrawal != nil }
 
-// clean trims a value, drops its control characters other than tab and
-// line breaks (XML 1.0 cannot hold them, and no format gives them a
-// meaning), and reads an ERC code for a missing value ("(:unav)", "(:unkn)
-// anonymous", …) as no value.
+// clean trims a value, makes the line breaks that are control
+// characters (VT, FF, NEL) line feeds, drops its other control characters
+// but tab, line feed and carriage return (XML 1.0 cannot hold them, and
+// no format gives them a meaning), and reads an ERC code for a missing
+// value ("(:unav)", "(:unkn) anonymous", …) as no value.
 func clean(v string) string {
 	if strings.ContainsFunc(v, isControl) {
 		v = strings.Map(func(c rune) rune {
-			if isControl(c) {
+			switch {
+			case c == '\v' || c == '\f' || c == '\u0085':
+				return '\n'
+			case isControl(c):
 				return -1
 			}
 			return c

@@ -45,8 +45,10 @@ func TestNewPrecedence(t *testing.T) {
 			func(r *Record) any { return r.Items }, []Item{{URL: "https://example.org/a.csv", Type: "text/csv"}, {URL: "https://example.org/b.tif"}}},
 		{"subjects", map[string]string{"subject": "moths; ; Lepidoptera"}, nil, "",
 			func(r *Record) any { return r.Subjects }, []string{"moths", "Lepidoptera"}},
-		{"control characters dropped, format characters kept", map[string]string{"what": "a\x01b\x7fc\u0085d\u202Ee\tf"}, nil, "",
+		{"control characters dropped, format characters kept", map[string]string{"what": "a\x01b\x7fcd\u202Ee\tf"}, nil, "",
 			func(r *Record) any { return r.Title }, "abcd\u202Ee\tf"},
+		{"control characters that break lines made line feeds", map[string]string{"what": "a\u0085b\vc\fd\re\u2028f"}, nil, "",
+			func(r *Record) any { return r.Title }, "a\nb\nc\nd\re\u2028f"},
 		{"no withdrawal unless 410", map[string]string{"reason": "x"}, nil, "",
 			func(r *Record) any { return r.Withdrawal }, (*Withdrawal)(nil)},
 	} {

@@ -6,6 +6,7 @@ import (
 	"net/mail"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -32,6 +33,35 @@ type Config struct {
 	// How many records (ListRecords) or headers (ListIdentifiers) a page
 	// holds before a resumption token. Default 100, at most 10000.
 	PageSize int `json:"page_size,omitempty"`
+	// The secret that signs resumption tokens (HMAC-SHA256), at least 16
+	// bytes; placeholders such as {env.OAI_TOKEN_SECRET} are replaced.
+	// Nodes serving one name must all have the same one, or share Caddy's
+	// storage. Default: a random secret made once and kept in Caddy's
+	// storage (ark/oai/token_secret), so that tokens outlive reloads and
+	// restarts.
+	TokenSecret string `json:"token_secret,omitempty"`
+	// How many lists (ListRecords, ListIdentifiers, and ListSets when it
+	// must read every record) the provider reads at once; a request
+	// beyond is answered 503 with Retry-After, which harvesters honour,
+	// so that harvesters cannot starve resolution. Default 2, at most
+	// 1000.
+	ConcurrentLists int `json:"concurrent_lists,omitempty"`
+
+	key   []byte    // what signs tokens
+	scans scanSlots // the lists being read
+	sets  *setIndex // the records' sets
+}
+
+// Provision makes what the provider keeps between requests: the key that
+// signs resumption tokens, the bound on lists read at once, the index of
+// the records' sets.
+func (c *Config) Provision(ctx caddy.Context) error {
+	n := c.ConcurrentLists
+	if n == 0 {
+		n = DefaultConcurrentLists
+	}
+	c.scans, c.sets = make(scanSlots, n), &setIndex{}
+	return c.provisionKey(ctx)
 }
 
 // UnmarshalCaddyfile reads, after the "oai" token of the ark block,
@@ -40,6 +70,8 @@ type Config struct {
 //		admin_email <address>...
 //		repository_name <name>
 //		page_size <n>
+//		token_secret <secret>
+//		concurrent_lists <n>
 //	}
 func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if !d.NextArg() {
@@ -65,20 +97,35 @@ func (c *Config) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				return d.ArgErr()
 			}
-		case "page_size":
+		case "page_size", "concurrent_lists":
 			var n int
 			if !d.NextArg() {
 				return d.ArgErr()
 			}
 			if _, err := fmt.Sscan(d.Val(), &n); err != nil {
-				return d.Errf("oai: page_size %q is not a number", d.Val())
+				return d.Errf("oai: %s %q is not a number", name, d.Val())
 			}
-			c.PageSize = n
+			if name == "page_size" {
+				c.PageSize = n
+			} else {
+				c.ConcurrentLists = n
+			}
 			if d.NextArg() {
 				return d.ArgErr()
 			}
+		case "token_secret":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			c.TokenSecret = d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			if !strings.Contains(c.TokenSecret, "{") && len(c.TokenSecret) < minSecret {
+				return d.Errf("oai: token_secret must be at least %d bytes long", minSecret)
+			}
 		default:
-			return d.Errf("oai: unknown subdirective %q (the block takes admin_email, repository_name and page_size)", name)
+			return d.Errf("oai: unknown subdirective %q (the block takes admin_email, repository_name, page_size, token_secret and concurrent_lists)", name)
 		}
 	}
 	if err := c.Validate(); err != nil {
@@ -103,6 +150,9 @@ func (c *Config) Validate() error {
 	}
 	if c.PageSize < 0 || c.PageSize > MaxPageSize {
 		return fmt.Errorf("oai: page_size %d must be between 1 and %d", c.PageSize, MaxPageSize)
+	}
+	if c.ConcurrentLists < 0 || c.ConcurrentLists > MaxConcurrentLists {
+		return fmt.Errorf("oai: concurrent_lists %d must be between 1 and %d", c.ConcurrentLists, MaxConcurrentLists)
 	}
 	return nil
 }

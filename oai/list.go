@@ -194,37 +194,3 @@ func (src *sources) find(ctx context.Context, key string) (item, bool, error) {
 	}
 	return storeItem(bs[0], 0), true, nil
 }
-
-// maxSets bounds how many sets ListSets gathers.
-const maxSets = 100000
-
-// sets gathers the sets of every record, in the order first met.
-func (src *sources) sets(ctx context.Context) ([]set, error) {
-	seen := map[string]bool{}
-	var out []set
-	add := func(key string) {
-		for _, s := range setsOf(key) {
-			if !seen[s.spec] && len(out) < maxSets {
-				seen[s.spec] = true
-				out = append(out, s)
-			}
-		}
-	}
-	if src.table != nil {
-		for key := range src.table.All() {
-			add(key)
-		}
-	}
-	if l, ok := src.store.(store.Lister); ok && src.store != nil {
-		err := l.List(ctx, store.ListQuery{}, func(b *store.Binding) error {
-			if b.Status != 0 {
-				add(b.Key)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}

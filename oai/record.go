@@ -36,8 +36,9 @@ func storeItem(b *store.Binding, seq uint64) item {
 // deleted reports whether the record is a withdrawn identifier's.
 func (it *item) deleted() bool { return it.status == http.StatusGone }
 
-// record builds the metadata record of it.
-func (it *item) record(links info.Links, organization string) *metadata.Record {
+// record builds the metadata record of it, with the metadata defaults
+// that cover it.
+func (it *item) record(links info.Links, defaults metadata.Defaults, organization string) *metadata.Record {
 	return metadata.New(metadata.Identifier{ID: it.key, URL: links.IdentifierURL(it.key), Resolver: links.Base + "/",
-		Target: it.target, Status: it.status, Reason: it.reason}, it.meta, nil, organization)
+		Target: it.target, Status: it.status, Reason: it.reason}, it.meta, defaults, organization)
 }

@@ -17,8 +17,14 @@ const (
 	codeNoSetHierarchy     = "noSetHierarchy"
 )
 
-// protocolError is an OAI-PMH error: a code and a one-line reason.
+// protocolError is an OAI-PMH error: a code and a one-line reason. With
+// no code, or codeBusy, it is no protocol error but a 503: the store
+// unavailable, or as many lists as allowed being read.
 type protocolError struct{ code, reason string }
+
+// codeBusy is the code of the refusal of a list while as many as allowed
+// are being read: no OAI-PMH code, never written in a response.
+const codeBusy = "busy"
 
 // arguments are what each verb takes: required, optional, and exclusive
 // (resumptionToken, which must then be the only one).

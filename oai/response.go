@@ -100,9 +100,9 @@ func (r *response) header(it *item) {
 	r.close("header")
 }
 
-// token writes a resumptionToken: next's, or the empty one that ends a
-// list that had one.
-func (r *response) token(c, next *cursor) {
+// token writes a resumptionToken: next's, value, or the empty one that
+// ends a list that had one.
+func (r *response) token(c, next *cursor, value string) {
 	size := ""
 	if c.Size >= 0 {
 		size = ` completeListSize="` + itoa(c.Size) + `"`
@@ -112,7 +112,7 @@ func (r *response) token(c, next *cursor) {
 		return
 	}
 	r.buf.WriteString(`<resumptionToken expirationDate="` + time.Unix(next.Expires, 0).UTC().Format(secondFormat) + `"` + size + ` cursor="` + itoa(c.Done) + `">`)
-	r.text(next.encode())
+	r.text(value)
 	r.buf.WriteString("</resumptionToken>\n")
 }
 

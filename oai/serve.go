@@ -2,12 +2,14 @@ package oai
 
 import (
 	"context"
+	"errors"
 	"mime"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
@@ -26,6 +28,10 @@ type Site interface {
 	Links(r *http.Request) info.Links
 	// Organization returns the site's organization, "" when none is set.
 	Organization() string
+	// Defaults returns the metadata defaults (metadata_defaults) that
+	// cover the identifier key, nil when none do: a record is written
+	// with them as content negotiation writes it.
+	Defaults(key string) metadata.Defaults
 }
 
 // Serve answers an OAI-PMH request at c.Path: GET with the arguments in
@@ -60,7 +66,7 @@ func (c *Config) Serve(w http.ResponseWriter, r *http.Request, site Site) error 
 	now := time.Now().UTC()
 	links := site.Links(r)
 	t, stamp := site.Table()
-	p := &provider{config: c, now: now, links: links, organization: site.Organization(),
+	p := &provider{config: c, now: now, links: links, organization: site.Organization(), defaults: site.Defaults,
 		src: &sources{table: t, tableTime: stamp, store: site.Store()}}
 	p.name = c.RepositoryName
 	if p.name == "" {
@@ -74,6 +80,11 @@ func (c *Config) Serve(w http.ResponseWriter, r *http.Request, site Site) error 
 	if perr == nil {
 		resp.request(req)
 		perr = p.answer(r.Context(), req, resp)
+	}
+	if perr != nil && perr.code == codeBusy {
+		w.Header().Set("Retry-After", retryAfter)
+		http.Error(w, perr.reason+": retry after "+retryAfter+" seconds", http.StatusServiceUnavailable)
+		return nil
 	}
 	if perr != nil && perr.code == "" {
 		w.Header().Set("Retry-After", "10")
@@ -98,6 +109,7 @@ type provider struct {
 	now          time.Time
 	links        info.Links
 	organization string
+	defaults     func(key string) metadata.Defaults
 	name         string
 	src          *sources
 }
@@ -118,8 +130,12 @@ func (p *provider) answer(ctx context.Context, req *request, resp *response) *pr
 	}
 }
 
-// unavailable is the answer when the store does not answer: OAI-PMH has
-// no code for it, and a harvester retries on a 503.
+// unavailable is the answer when the store does not answer, or when as
+// many lists as allowed are being read (errBusy): OAI-PMH has no code for
+// either, and a harvester retries on a 503 after its Retry-After.
 func unavailable(err error) *protocolError {
+	if errors.Is(err, errBusy) {
+		return &protocolError{codeBusy, err.Error()}
+	}
 	return &protocolError{code: "", reason: err.Error()}
 }

@@ -1,8 +1,11 @@
 package oai
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -32,22 +35,44 @@ func (c *cursor) window() window {
 	return window{from: time.Unix(c.From, 0).UTC(), hasFrom: c.HasFrom, until: time.Unix(c.Until, 0).UTC()}
 }
 
-// encode is c as a resumption token.
-func (c *cursor) encode() string {
+// maxCursor bounds the counts a token holds (records listed before,
+// table position): far above any repository's size, far below int's
+// overflow.
+const maxCursor = 1 << 40
+
+// encode is c as a resumption token signed with key: its JSON, a ".",
+// and the JSON's HMAC-SHA256 under key, each base64url.
+func (c *cursor) encode(key []byte) string {
 	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(sign(key, b))
 }
 
-// decodeToken reads a resumption token of verb, checking it has not
-// expired at now.
-func decodeToken(token, verb string, now time.Time) (*cursor, *protocolError) {
+// sign is the HMAC-SHA256 of b under key.
+func sign(key, b []byte) []byte {
+	mac := hmac.New(sha256.New, key)
+	mac.Write(b)
+	return mac.Sum(nil)
+}
+
+// decodeToken reads a resumption token of verb, checking that key signed
+// it and that it has not expired at now. A token altered in any way
+// (its expiry, its window, its position) is a badResumptionToken.
+func decodeToken(token, verb string, now time.Time, key []byte) (*cursor, *protocolError) {
 	bad := &protocolError{codeBadResumptionToken, "the resumption token is not one this repository issued for " + verb}
-	b, err := base64.RawURLEncoding.DecodeString(token)
+	payload, signature, ok := strings.Cut(token, ".")
+	if !ok {
+		return nil, bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil {
 		return nil, bad
 	}
+	mac, err := base64.RawURLEncoding.DecodeString(signature)
+	if err != nil || !hmac.Equal(mac, sign(key, b)) {
+		return nil, bad
+	}
 	var c cursor
-	if err := json.Unmarshal(b, &c); err != nil || c.Verb != verb || c.Done < 0 || c.Pos < 0 {
+	if err := json.Unmarshal(b, &c); err != nil || c.Verb != verb || c.Done < 0 || c.Done > maxCursor || c.Pos < 0 || c.Pos > maxCursor || c.Size < -1 || c.Size > maxCursor {
 		return nil, bad
 	}
 	if _, ok := formats[c.Prefix]; !ok {

@@ -92,7 +92,7 @@ func (p *provider) listSets(ctx context.Context, req *request, resp *response) *
 	if _, ok := req.args["resumptionToken"]; ok {
 		return &protocolError{codeBadResumptionToken, "ListSets is answered in one list: it issues no resumption token"}
 	}
-	sets, err := p.src.sets(ctx)
+	sets, err := p.config.sets.sets(ctx, p.src, p.config.scans)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -138,7 +138,7 @@ func (p *provider) record(resp *response, it *item, prefix string) error {
 	resp.header(it)
 	if !it.deleted() {
 		resp.open("metadata")
-		if err := resp.encode(formats[prefix].element(it.record(p.links, p.organization), p.name)); err != nil {
+		if err := resp.encode(formats[prefix].element(it.record(p.links, p.defaults(it.key), p.organization), p.name)); err != nil {
 			return err
 		}
 		resp.close("metadata")
@@ -152,7 +152,7 @@ func (p *provider) list(ctx context.Context, req *request, resp *response) *prot
 	var c *cursor
 	if token, ok := req.args["resumptionToken"]; ok {
 		var perr *protocolError
-		if c, perr = decodeToken(token, req.verb, p.now); perr != nil {
+		if c, perr = decodeToken(token, req.verb, p.now, p.config.key); perr != nil {
 			return perr
 		}
 	} else {
@@ -170,8 +170,19 @@ func (p *provider) list(ctx context.Context, req *request, resp *response) *prot
 				return &protocolError{codeBadArgument, "set " + quote(set) + " is not a set of this repository: sets are ark, ark:<NAAN>, ark:<NAAN>:<shoulder>, urn and urn:<NID>"}
 			}
 			c.Set = set
+			// A set no record is in is known without reading the list.
+			if held, err := p.config.sets.holds(ctx, p.src, p.config.scans, set); err != nil {
+				return unavailable(err)
+			} else if !held {
+				return &protocolError{codeNoRecordsMatch, "no record is in the set " + quote(set)}
+			}
 		}
 	}
+	release, ok := p.config.scans.take()
+	if !ok {
+		return unavailable(errBusy)
+	}
+	defer release()
 	items, next, err := p.src.page(ctx, c, p.config.pageSize())
 	if err != nil {
 		return unavailable(err)
@@ -193,9 +204,9 @@ func (p *provider) list(ctx context.Context, req *request, resp *response) *prot
 	}
 	if next != nil {
 		next.Expires = p.now.Add(tokenLife).Unix()
-		resp.token(c, next)
+		resp.token(c, next, next.encode(p.config.key))
 	} else if c.Done > 0 {
-		resp.token(c, nil)
+		resp.token(c, nil, "")
 	}
 	resp.close(req.verb)
 	return nil

@@ -59,7 +59,11 @@ type Resolution struct {
 	Tmpl     *CompiledTemplate
 	Target   string   // built target for table and foreign answers (no request query)
 	Local    *url.URL // target parsed, for a table entry served in place
-	Err      error    // why the store could not be asked (503)
+	// LandingPage says that the identifier is served in place by its
+	// landing page, not by content such as a CSV file (see
+	// urlpath.LandingPage): its signposting types it schema.org AboutPage.
+	LandingPage bool
+	Err         error // why the store could not be asked (503)
 }
 
 // Room is where ResolveIn makes a resolution of the caller's own rather
@@ -170,6 +174,7 @@ func (rs *Resolver) computeARK(ctx context.Context, a normalize.ARK) *Resolution
 	for i := range rs.templates {
 		if t := &rs.templates[i]; t.matches(a) {
 			res.Tmpl, res.How, res.Status, res.Outcome = t, "template", t.status, outcomeOf(t.status)
+			res.LandingPage = t.landingPage
 			res.Via = "ark:" + t.naan
 			if t.shoulder != "" {
 				res.Via += "/" + t.shoulder
@@ -245,6 +250,7 @@ func (res *Resolution) fromEntry(e *table.Assignment, how, via, suffix string) *
 	res.Target = urlpath.JoinTarget(e.Target, suffix, "")
 	if res.Outcome == OutcomeInPlace {
 		res.Local = localURL(res.Target)
+		res.LandingPage = urlpath.LandingPage(res.Target)
 	}
 	return res
 }

@@ -3,6 +3,7 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -49,8 +50,11 @@ type CompiledTemplate struct {
 	origin   string // "scheme://host/" of a URL target, "/" of a path: every expansion starts with it
 	status   int
 	Local    bool
-	suffixed bool            // the target uses {http.ark.suffix}
-	pieces   []TemplatePiece // target, split into text and placeholders
+	suffixed bool // the target uses {http.ark.suffix}
+	// landingPage: served in place by a landing page (see
+	// urlpath.LandingPage), by the target's extension.
+	landingPage bool
+	pieces      []TemplatePiece // target, split into text and placeholders
 }
 
 // TemplatePiece is a run of a template's target: text the operator wrote,
@@ -162,6 +166,15 @@ func (t Template) Compile() (CompiledTemplate, error) {
 	}
 	if c.status == 410 {
 		return CompiledTemplate{}, errors.New("a template cannot answer 410; withdraw identifiers in the table")
+	}
+	if c.status == http.StatusOK {
+		var fixed strings.Builder // the target without its placeholders, for its extension
+		for _, p := range c.pieces {
+			if !p.Placeholder {
+				fixed.WriteString(p.Text)
+			}
+		}
+		c.landingPage = urlpath.LandingPage(fixed.String())
 	}
 	return c, nil
 }

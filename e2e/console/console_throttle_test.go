@@ -112,3 +112,51 @@ func TestConsoleThrottleHoldsPastAFullTable(t *testing.T) {
 		t.Errorf("after the flood, %d of 30 wrong keys from fresh addresses were checked, want at most 3", checked)
 	}
 }
+
+// A browser that has signed in with a key is let in with that key while
+// its address must wait for the failures of others there (or of its
+// block, or of the overflow once the table is full: issue 36, item 2);
+// with a wrong key, or with another right key than the one it signed in
+// with, it waits as any browser does, and learns nothing.
+func TestConsoleThrottleLetsAKnownBrowserIn(t *testing.T) {
+	s := caddytest.StartConsoleSite(t, "ui")
+	known := s.SignIn("editor")
+	if got := known.Post("signout", url.Values{"csrf": {known.Token("")}}); got.Status != http.StatusSeeOther {
+		t.Fatalf("signing out: %d %s", got.Status, got.Body)
+	}
+	token := known.Token("signin")
+	stranger := s.NewUser()
+	strangerToken := stranger.Token("signin")
+	addr := net.IPv4(127, 7, 0, 1)
+	send := func(u *caddytest.ConsoleUser, token, key string) int {
+		t.Helper()
+		status, err := userSignInFrom(u, addr, token, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status
+	}
+	// The address's waits last a second or more: a round whose stranger
+	// is no longer refused at its end is not conclusive, and is repeated.
+	for range 5 {
+		for status := 0; status != http.StatusTooManyRequests; {
+			if status = send(stranger, strangerToken, "wrong-key"); status != http.StatusUnauthorized && status != http.StatusTooManyRequests {
+				t.Fatalf("a wrong key: %d, want 401 or 429", status)
+			}
+		}
+		wrong := send(known, token, "wrong-key")
+		other := send(known, token, "reader-secret")
+		right := send(known, token, "editor-secret")
+		if wrong != http.StatusTooManyRequests || send(stranger, strangerToken, "editor-secret") != http.StatusTooManyRequests {
+			continue
+		}
+		if other != http.StatusTooManyRequests {
+			t.Errorf("the known browser with another right key while the address waits: %d, want 429", other)
+		}
+		if right != http.StatusSeeOther {
+			t.Errorf("the known browser with its key while the address waits: %d, want 303 into the console", right)
+		}
+		return
+	}
+	t.Fatal("the address's wait never lasted a round")
+}

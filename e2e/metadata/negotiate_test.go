@@ -201,3 +201,37 @@ func TestMetadataRequestLeavesTheNextPlainOneAlone(t *testing.T) {
 		}
 	}
 }
+
+// A client that accepts only the vendor type of schema.org's JSON-LD is
+// sent to ?info=schemaorg, which answers it in that type, as ?info itself
+// does; without it, ?info=schemaorg answers application/ld+json. Both
+// vary by Accept.
+func TestAliasTypeKeptAfterTheRedirect(t *testing.T) {
+	s := signpostSite(t, "")
+	const vendor = "application/vnd.schemaorg.ld+json"
+	accept := http.Header{"Accept": {vendor}}
+	got := s.Do(http.MethodGet, "/ark:12345/sp1", accept)
+	if got.Status != http.StatusSeeOther || got.Location != s.Base+"/ark:12345/sp1?info=schemaorg" {
+		t.Fatalf("Accept %s: %d %q, want 303 to ?info=schemaorg", vendor, got.Status, got.Location)
+	}
+	direct := s.Do(http.MethodGet, "/ark:12345/sp1?info", accept)
+	for _, c := range []struct {
+		path   string
+		accept http.Header
+		want   string
+	}{
+		{"/ark:12345/sp1?info=schemaorg", accept, vendor},
+		{"/ark:12345/sp1?info=schemaorg", http.Header{"Accept": {"application/json;q=0.5, " + vendor}}, vendor},
+		{"/ark:12345/sp1?info=schemaorg", nil, "application/ld+json"},
+		{"/ark:12345/sp1?info=schemaorg", http.Header{"Accept": {"*/*"}}, "application/ld+json"},
+		{"/ark:12345/sp1?info=schemaorg", http.Header{"Accept": {"application/ld+json, " + vendor + ";q=0.5"}}, "application/ld+json"},
+	} {
+		meta := s.Do(http.MethodGet, c.path, c.accept)
+		if meta.Status != 200 || meta.Header.Get("Content-Type") != c.want || meta.Header.Get("Vary") != "Accept" {
+			t.Errorf("%s, Accept %q: %d %q Vary %q, want %s varying by Accept", c.path, c.accept.Get("Accept"), meta.Status, meta.Header.Get("Content-Type"), meta.Header.Get("Vary"), c.want)
+		}
+		if c.want == vendor && (meta.Body != direct.Body || direct.Header.Get("Content-Type") != vendor) {
+			t.Errorf("%s in %s differs from ?info in %s:\n%s\n%s", c.path, vendor, direct.Header.Get("Content-Type"), meta.Body, direct.Body)
+		}
+	}
+}

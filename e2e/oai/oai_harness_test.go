@@ -168,10 +168,16 @@ type oaiRecord struct {
 		Title      []string `xml:"title"`
 		Identifier []string `xml:"identifier"`
 		Creator    []string `xml:"creator"`
+		Rights     []string `xml:"rights"`
+		Publisher  []string `xml:"publisher"`
 	} `xml:"metadata>dc"`
 	DataCite *struct {
 		Identifier string `xml:"payload>resource>identifier"`
 		Title      string `xml:"payload>resource>titles>title"`
+		Publisher  string `xml:"payload>resource>publisher"`
+		Rights     []struct {
+			URI string `xml:"rightsURI,attr"`
+		} `xml:"payload>resource>rightsList>rights"`
 	} `xml:"metadata>oai_datacite"`
 }
 

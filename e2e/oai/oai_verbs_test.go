@@ -226,9 +226,11 @@ func TestOAIConfigRefused(t *testing.T) {
 		"oai /oai": "admin_email is required",
 		"oai /oai {\n\t\t\tadmin_email nobody\n\t\t}": `admin_email "nobody" is not an e-mail address`,
 		"oai": "a path is required",
-		"oai oai {\n\t\t\tadmin_email a@example.org\n\t\t}":                      "must start with /",
-		"oai /oai {\n\t\t\tadmin_email a@example.org\n\t\t\tpage_size 0x\n\t\t}": "page_size",
-		"oai /oai {\n\t\t\tadmin_email a@example.org\n\t\t\tcolour blue\n\t\t}":  `unknown subdirective "colour"`,
+		"oai oai {\n\t\t\tadmin_email a@example.org\n\t\t}":                               "must start with /",
+		"oai /oai {\n\t\t\tadmin_email a@example.org\n\t\t\tpage_size 0x\n\t\t}":          "page_size",
+		"oai /oai {\n\t\t\tadmin_email a@example.org\n\t\t\tcolour blue\n\t\t}":           `unknown subdirective "colour"`,
+		"oai /oai {\n\t\t\tadmin_email a@example.org\n\t\t\ttoken_secret short\n\t\t}":    "token_secret must be at least 16 bytes",
+		"oai /oai {\n\t\t\tadmin_email a@example.org\n\t\t\tconcurrent_lists 5000\n\t\t}": "concurrent_lists 5000 must be between 1 and 1000",
 	} {
 		caddyfile := caddytest.GlobalOptions + "\nhttp://127.0.0.1:1 {\n\tark {\n\t\ttable " + tablePath + "\n\t\t" + block + "\n\t}\n}\n"
 		_, err := caddytest.AdaptCaddyfile(caddyfile, filepath.Join(t.TempDir(), "Caddyfile"))

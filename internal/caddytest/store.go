@@ -26,3 +26,21 @@ func StoreAsBefore(t *testing.T, db string, bindings ...store.Binding) {
 		t.Fatal(err)
 	}
 }
+
+// StoreKeysAsBefore writes keys into the bolt store at db, made if need
+// be, as a version whose rules for keys were looser made them.
+func StoreKeysAsBefore(t *testing.T, db string, keys ...store.StoredKey) {
+	t.Helper()
+	st := &bolt.Store{Path: db}
+	if err := st.Provision(caddy.Context{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if err := st.AddKey(context.Background(), k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -43,7 +43,9 @@ type Set struct {
 
 	// APIWrites counts identifiers changed through the management API
 	// (and the console, which writes through it), by writer: the name of
-	// the API key, which the config lists, so the label is bounded.
+	// the API key, or person:<name> for a signed-in person; the config
+	// lists the keys and whom the people are, so the label is bounded by
+	// those who write.
 	APIWrites *prometheus.CounterVec
 
 	// The local copy of the store's bindings (localcopy), when a
@@ -98,7 +100,7 @@ func newSet() *Set {
 		}),
 		APIWrites: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "api_writes_total",
-			Help: "Identifiers changed through the management API and the console (bound, patched, withdrawn, minted, imported, retargeted), by writer: the name of the API key.",
+			Help: "Identifiers changed through the management API and the console (bound, patched, withdrawn, minted, imported, retargeted), by writer: the API key's name, or person:<name> for a person signed in.",
 		}, []string{"writer"}),
 		CopySeq: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: ns, Subsystem: sub, Name: "copy_seq",

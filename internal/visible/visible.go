@@ -59,14 +59,25 @@ var Funcs = htmltemplate.FuncMap{"visible": HTML, "visibleText": Text}
 // escaped and isolated in <bdi>, so that its direction cannot reorder the
 // page around it, each invisible character replaced by a marker naming
 // it, <span class="ctl">U+202E</span>.
-func HTML(s string) any {
-	if !strings.ContainsFunc(s, func(c rune) bool { return c >= utf8.RuneSelf || Invisible(c) }) {
+func HTML(s string) any { return markedHTML(s, Invisible) }
+
+// ASCIIHTML is HTML for a name that is meant to be printable ASCII, a
+// key's: every other character is a marker too, so that no such name
+// looks like another ("x5еd", with a Cyrillic е, shows as x5U+0435d).
+func ASCIIHTML(s string) any {
+	return markedHTML(s, func(c rune) bool { return c <= ' ' || c > '~' })
+}
+
+// markedHTML returns s for the text of an HTML element, each character
+// for which marked is true replaced by a marker naming it.
+func markedHTML(s string, marked func(rune) bool) any {
+	if !strings.ContainsFunc(s, func(c rune) bool { return c >= utf8.RuneSelf || marked(c) }) {
 		return s
 	}
 	var b strings.Builder
 	b.WriteString("<bdi>")
 	for _, c := range s {
-		if Invisible(c) {
+		if marked(c) {
 			fmt.Fprintf(&b, `<span class="ctl">U+%04X</span>`, c)
 			continue
 		}

@@ -25,6 +25,12 @@ func TestShowings(t *testing.T) {
 	if got := HTML("plain <b>"); got != "plain <b>" {
 		t.Errorf("HTML of plain ASCII, left to the template to escape: %q", got)
 	}
+	if got := ASCIIHTML("x5еd<"); got != htmltemplate.HTML(`<bdi>x5<span class="ctl">U+0435</span>d&lt;</bdi>`) {
+		t.Errorf("ASCIIHTML of a name with a Cyrillic e: %q", got)
+	}
+	if got := ASCIIHTML("x5ed"); got != "x5ed" {
+		t.Errorf("ASCIIHTML of an ASCII name: %q", got)
+	}
 	if got := Text(s); got != "Invoice[U+202E]fdp.exe <b>" {
 		t.Errorf("Text: %q", got)
 	}

@@ -107,18 +107,20 @@ func part(s string) string {
 // text, braces as \{ and \}.
 var texSpecials = strings.NewReplacer(
 	`\`, `$\backslash$`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`,
-	`~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`, "\r\n", " ", "\n", " ", "\r", " ")
+	`~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
 
 // texSpecialsUnbalanced are texSpecials with braces as \textbraceleft{}
 // and \textbraceright{}: BibTeX counts the braces of \{ and \} too, so a
 // value whose braces do not balance must not hold them.
 var texSpecialsUnbalanced = strings.NewReplacer(
 	`\`, `$\backslash$`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\textbraceleft{}`, `}`, `\textbraceright{}`,
-	`~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`, "\r\n", " ", "\n", " ", "\r", " ")
+	`~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
 
 // Escape is s as the text of a BibTeX field: TeX specials escaped, line
-// breaks made spaces, everything else kept.
+// breaks of any kind (metadata.OneLine) made spaces, everything else
+// kept.
 func Escape(s string) string {
+	s = metadata.OneLine(s)
 	if balanced(s) {
 		return texSpecials.Replace(s)
 	}

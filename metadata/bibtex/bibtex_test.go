@@ -77,16 +77,17 @@ func readBack(t *testing.T, cases []fixture.Case) {
 func check(t *testing.T, r *metadata.Record, got bibread.Record) {
 	t.Helper()
 	text := bibread.TeXTypography
+	line := oneLine
 	if got.Key != bibtex.Key(r.ID) {
 		t.Errorf("key %q, want %q", got.Key, bibtex.Key(r.ID))
 	}
-	if text(got.Title) != r.Title {
-		t.Errorf("title %q, want %q", got.Title, r.Title)
+	if text(got.Title) != line(r.Title) {
+		t.Errorf("title %q, want %q", got.Title, line(r.Title))
 	}
-	if text(got.Publisher) != r.Publisher {
-		t.Errorf("publisher %q, want %q", got.Publisher, r.Publisher)
+	if text(got.Publisher) != line(r.Publisher) {
+		t.Errorf("publisher %q, want %q", got.Publisher, line(r.Publisher))
 	}
-	if want := strings.ReplaceAll(r.Description, "\n", " "); text(got.Abstract) != want {
+	if want := line(r.Description); text(got.Abstract) != want {
 		t.Errorf("abstract %q, want %q", got.Abstract, want)
 	}
 	if len(got.Names) != len(r.Creators) {
@@ -97,8 +98,8 @@ func check(t *testing.T, r *metadata.Record, got bibread.Record) {
 	tie := strings.NewReplacer("~", " ").Replace
 	for i, c := range r.Creators {
 		n := got.Names[i]
-		if c.Personal() && (n.Type != "personal" || text(n.Part("family")) != tie(c.Family) || text(n.Part("given")) != tie(c.Given)) ||
-			!c.Personal() && (n.Type == "personal" || text(n.Part("")) != tie(c.Name)) {
+		if c.Personal() && (n.Type != "personal" || text(n.Part("family")) != tie(line(c.Family)) || text(n.Part("given")) != tie(line(c.Given))) ||
+			!c.Personal() && (n.Type == "personal" || text(n.Part("")) != tie(line(c.Name))) {
 			t.Errorf("name %d: %+v, want %+v", i, n, c)
 		}
 	}
@@ -114,7 +115,7 @@ func check(t *testing.T, r *metadata.Record, got bibread.Record) {
 	}
 	var notes []string
 	if r.Withdrawal != nil {
-		notes = []string{r.Withdrawal.Statement()}
+		notes = []string{line(r.Withdrawal.Statement())}
 	}
 	for i := range got.Notes {
 		got.Notes[i] = text(got.Notes[i])
@@ -145,9 +146,9 @@ func checkLaTeX(t *testing.T, r *metadata.Record, e bibread.Entry, text []string
 	if e.Key != bibtex.Key(r.ID) || e.Type != bibtex.EntryType(r.Type) {
 		t.Errorf("btparse read @%s{%s, want @%s{%s", e.Type, e.Key, bibtex.EntryType(r.Type), bibtex.Key(r.ID))
 	}
-	want := []string{r.Title, r.Publisher, strings.ReplaceAll(r.Description, "\n", " "), ""}
+	want := []string{oneLine(r.Title), oneLine(r.Publisher), oneLine(r.Description), ""}
 	if r.Withdrawal != nil {
-		want[3] = r.Withdrawal.Statement()
+		want[3] = oneLine(r.Withdrawal.Statement())
 	}
 	raw := latexFields(e)
 	for i := range text {
@@ -155,4 +156,10 @@ func checkLaTeX(t *testing.T, r *metadata.Record, e bibread.Entry, text []string
 			t.Errorf("%s: LaTeX reads %q as %q, want %q", latexNames[i], raw[i], got, want[i])
 		}
 	}
+}
+
+// oneLine is v as a BibTeX reader gives a field back: its line breaks, of
+// any kind, spaces, and runs of spaces one (BibTeX's whitespace).
+func oneLine(v string) string {
+	return strings.Join(strings.FieldsFunc(fixture.OneLine(v), func(c rune) bool { return c == ' ' }), " ")
 }

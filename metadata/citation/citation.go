@@ -79,7 +79,8 @@ func WriteHTML(w io.Writer, r *metadata.Record, style string) error {
 	return err
 }
 
-// format is r's citation in style, in parts.
+// format is r's citation in style, in parts, each one line: a citation
+// is one line of text, whatever line breaks its values hold.
 func format(r *metadata.Record, style string) ([]part, error) {
 	if style == "" {
 		style = DefaultStyle
@@ -87,7 +88,11 @@ func format(r *metadata.Record, style string) ([]part, error) {
 	if style != "apa" {
 		return nil, ErrUnknownStyle
 	}
-	return apa(r), nil
+	parts := apa(r)
+	for i := range parts {
+		parts[i].text = metadata.OneLine(parts[i].text)
+	}
+	return parts, nil
 }
 
 // apa is r's citation in APA style.

@@ -3,6 +3,7 @@ package datacite_test
 import (
 	"bytes"
 	"encoding/xml"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -74,6 +75,7 @@ func TestWriteValidatesAndReadsBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			check(t, tc.Record, &got)
+			checkNameIdentifiers(t, tc, &got)
 		})
 	}
 }
@@ -144,4 +146,23 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// checkNameIdentifiers checks that creators are identified by absolute
+// http(s) URIs only, and CreatorURIsCase's creators by exactly the
+// fixture's CreatorURIs.
+func checkNameIdentifiers(t *testing.T, tc fixture.Case, got *read) {
+	t.Helper()
+	var ids []string
+	for _, c := range got.Creators {
+		for _, id := range c.Identifier {
+			if u, err := url.Parse(id.Value); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				t.Errorf("creator %q: nameIdentifier %q is not an absolute http(s) URI", c.Name, id.Value)
+			}
+			ids = append(ids, id.Value)
+		}
+	}
+	if tc.Name == fixture.CreatorURIsCase && !slices.Equal(ids, fixture.CreatorURIs) {
+		t.Errorf("nameIdentifiers %q, want %q", ids, fixture.CreatorURIs)
+	}
 }

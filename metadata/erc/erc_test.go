@@ -102,7 +102,7 @@ func TestWriteReadsBack(t *testing.T) {
 				if want[i].Name != "erc" && want[i].Value == "" {
 					want[i].Value = metadata.Unavailable
 				}
-				want[i].Value = strings.ReplaceAll(strings.ReplaceAll(want[i].Value, "\r\n", "\n"), "\n\n", "\n")
+				want[i].Value = lines(want[i].Value)
 			}
 			if wd := r.Withdrawal; wd != nil {
 				if d := wd.Date.ISO(); d != "" {
@@ -120,4 +120,16 @@ func TestWriteReadsBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lines is v as an ANVL value reads back: its lines (CR LF, LF or CR
+// ending them), each trimmed, without the empty ones, joined by LF.
+func lines(v string) string {
+	var out []string
+	for l := range strings.SplitSeq(strings.ReplaceAll(strings.ReplaceAll(v, "\r\n", "\n"), "\r", "\n"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -68,8 +68,7 @@ func Write(w io.Writer, r *metadata.Record) error {
 	return err
 }
 
-// lineBreaks makes line breaks spaces.
-var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
-
-// oneLine is v with its line breaks made spaces: a RIS value is one line.
-func oneLine(v string) string { return strings.TrimSpace(lineBreaks.Replace(v)) }
+// oneLine is v with its line breaks, of any kind, made spaces: a RIS
+// value is one line, and readers that break lines at U+2028 or NEL would
+// read what follows as a tag of its own.
+func oneLine(v string) string { return strings.TrimSpace(metadata.OneLine(v)) }

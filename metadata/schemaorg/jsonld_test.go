@@ -34,6 +34,7 @@ func TestWriteToTriples(t *testing.T) {
 				t.Fatalf("JSON-LD processor: %v\n%s", err, buf.String())
 			}
 			CheckGraph(t, g, tc.Record)
+			rdftest.CheckCreatorIRIs(t, g, tc)
 			if t.Failed() {
 				t.Logf("document:\n%s\ntriples:\n%s", buf.String(), g)
 			}

@@ -44,6 +44,7 @@ func TestWriteParsesToTheJSONLDGraph(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			rdftest.CheckCreatorIRIs(t, got, tc)
 			if len(got.Triples) == 0 || got.String() != want.String() {
 				t.Errorf("Turtle graph:\n%s\nJSON-LD graph:\n%s\nTurtle:\n%s", got, want, ttl.String())
 			}

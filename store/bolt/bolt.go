@@ -132,8 +132,9 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 }
 
 // Provision opens the store file, or shares it with the configs that
-// have it open already.
-func (s *Store) Provision(caddy.Context) error {
+// have it open already; provisioned with a store.OpenLater, it leaves the
+// file alone and gives that step to it.
+func (s *Store) Provision(ctx caddy.Context) error {
 	path := s.Path
 	if path == "" {
 		path = filepath.Join(caddy.AppDataDir(), "ark-store.db")
@@ -142,12 +143,21 @@ func (s *Store) Provision(caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("store bolt %s: %w", path, err)
 	}
-	v, _, err := boltFiles.LoadOrNew(abs, func() (caddy.Destructor, error) { return openBolt(abs, s.SkipCheck) })
-	if err != nil {
-		return fmt.Errorf("store bolt %s: %w", path, err)
+	open := func() error {
+		v, _, err := boltFiles.LoadOrNew(abs, func() (caddy.Destructor, error) { return openBolt(abs, s.SkipCheck) })
+		if err != nil {
+			return fmt.Errorf("store bolt %s: %w", path, err)
+		}
+		s.boltDB, s.poolKey = v.(*boltDB), abs
+		return nil
 	}
-	s.boltDB, s.poolKey = v.(*boltDB), abs
-	return nil
+	if ctx.Context != nil {
+		if later, ok := ctx.Value(store.OpenLaterKey{}).(store.OpenLater); ok {
+			later(open)
+			return nil
+		}
+	}
+	return open()
 }
 
 // Cleanup lets go of the file; the last user closes it.

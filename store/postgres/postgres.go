@@ -80,7 +80,8 @@ func (*Store) CaddyModule() caddy.ModuleInfo {
 var pgBackends = caddy.NewUsagePool()
 
 // Provision connects to the server, unless an identical store already
-// runs, and creates or migrates the schema. A server that cannot be
+// runs, and creates or migrates the schema; provisioned with a
+// store.OpenLater, it gives that step to it instead. A server that cannot be
 // reached does not fail the config: the store answers ErrUnavailable and
 // migrates when the server comes back.
 func (s *Store) Provision(ctx caddy.Context) error {
@@ -100,14 +101,26 @@ func (s *Store) Provision(ctx caddy.Context) error {
 		return err
 	}
 	logger := ctx.Logger()
-	val, _, err := pgBackends.LoadOrNew(string(key), func() (caddy.Destructor, error) {
-		return newPGBackend(settings.DSN, settings.Schema, settings.MaxConns, time.Duration(settings.Timeout), logger)
-	})
-	if err != nil {
+	open := func() error {
+		val, _, err := pgBackends.LoadOrNew(string(key), func() (caddy.Destructor, error) {
+			return newPGBackend(settings.DSN, settings.Schema, settings.MaxConns, time.Duration(settings.Timeout), logger)
+		})
+		if err != nil {
+			return err
+		}
+		s.key, s.backend = string(key), val.(*Backend)
+		return nil
+	}
+	if err := registerPGMetrics(ctx); err != nil {
 		return err
 	}
-	s.key, s.backend = string(key), val.(*Backend)
-	return registerPGMetrics(ctx)
+	if ctx.Context != nil {
+		if later, ok := ctx.Value(store.OpenLaterKey{}).(store.OpenLater); ok {
+			later(open)
+			return nil
+		}
+	}
+	return open()
 }
 
 // Validate checks the settings.

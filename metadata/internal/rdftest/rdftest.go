@@ -13,8 +13,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"testing"
 
 	"github.com/piprate/json-gold/ld"
+
+	"github.com/caddy-ark/caddy-ark/metadata/internal/fixture"
 )
 
 // schemaOrgContexts are the URLs under which documents refer to the
@@ -149,3 +152,41 @@ func IRI(s string) string { return "<" + s + ">" }
 
 // String is the graph's canonical N-Quads.
 func (g *Graph) String() string { return strings.TrimSpace(g.NQuads) }
+
+// CreatorIRIs returns the IRIs of the schema.org creators of s in g, in
+// N-Triples syntax and sorted: the objects of schema:creator that are
+// IRIs, not blank nodes.
+func (g *Graph) CreatorIRIs(s string) []string {
+	var out []string
+	for _, o := range g.Objects(s, IRI("http://schema.org/creator")) {
+		if strings.HasPrefix(o, "<") {
+			out = append(out, o)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckCreatorIRIs checks that the graph identifies creators by absolute
+// http(s) IRIs only, and CreatorURIsCase's creators by exactly the
+// fixture's CreatorURIs: no other scheme, no relative reference.
+func CheckCreatorIRIs(t *testing.T, g *Graph, tc fixture.Case) {
+	t.Helper()
+	got := g.CreatorIRIs(IRI(tc.Record.URL))
+	for _, iri := range got {
+		if !strings.HasPrefix(iri, "<https://") && !strings.HasPrefix(iri, "<http://") {
+			t.Errorf("a creator is %s: not an absolute http(s) IRI", iri)
+		}
+	}
+	if tc.Name != fixture.CreatorURIsCase {
+		return
+	}
+	var want []string
+	for _, u := range fixture.CreatorURIs {
+		want = append(want, IRI(u))
+	}
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("creators identified by %q, want %q", got, want)
+	}
+}
