@@ -270,7 +270,7 @@ func (c *Copy) report(err error) {
 		metrics.Counters.CopyErrors.Inc()
 		msg := err.Error()
 		if prev := c.lastErr.Load(); prev == nil || *prev != msg {
-			c.logger.Warn("local copy: cannot read the store's history: lookups are answered from the copy as it is", zap.String("dir", c.dir), zap.Error(err))
+			c.logger.Warn("local copy: cannot follow the store (read its history, or write the copy): lookups are answered from the copy as it is", zap.String("dir", c.dir), zap.Error(err))
 		}
 		c.lastErr.Store(&msg)
 	} else {
