@@ -57,6 +57,10 @@ type Options struct {
 	// CompactAfter is how many journal records are folded into a new
 	// base; 0 is DefaultCompactAfter.
 	CompactAfter int
+	// RestoreCheck is how often the copy checks that the store's
+	// history reaches as far as the copy's (a store restored from an
+	// older backup does not); 0 is DefaultRestoreCheck.
+	RestoreCheck time.Duration
 	Logger       *zap.Logger
 }
 
@@ -64,6 +68,7 @@ type Options struct {
 const (
 	DefaultPoll         = time.Second
 	DefaultCompactAfter = 100_000
+	DefaultRestoreCheck = 30 * time.Second
 )
 
 // Open opens the copy kept in dir of the bindings of src, making dir if
@@ -76,6 +81,9 @@ func Open(dir string, src store.Store, o Options) (*Copy, error) {
 	}
 	if o.CompactAfter <= 0 {
 		o.CompactAfter = DefaultCompactAfter
+	}
+	if o.RestoreCheck <= 0 {
+		o.RestoreCheck = DefaultRestoreCheck
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()

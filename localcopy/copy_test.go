@@ -208,7 +208,13 @@ func TestCopyOfARestoredStore(t *testing.T) {
 
 	restored := testkit.Provision(t, &bolt.Store{Path: backup})
 	bind(t, restored, store.Binding{Key: storetest.Key(1), Target: "https://after-restore.example.org/", Status: 302})
-	again := openCopy(t, dir, restored, localcopy.Options{Poll: time.Hour})
+	again := openCopy(t, dir, restored, localcopy.Options{Poll: time.Hour, RestoreCheck: time.Nanosecond})
+	// Built again once two checks in a row found the history behind.
+	testkit.WaitFor(t, "the copy to be built again", func() bool {
+		catchUp(t, again)
+		got, err := again.Lookup([]string{storetest.Key(1)})
+		return err == nil && got[0] != nil && got[0].Target == "https://after-restore.example.org/"
+	})
 	sameAsStore(t, again, restored, storetest.Key(100001), storetest.Key(11), storetest.Key(12))
 	bind(t, restored, store.Binding{Key: storetest.Key(2), Target: "https://later.example.org/", Status: 302})
 	catchUp(t, again)

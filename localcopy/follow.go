@@ -24,6 +24,7 @@ const pageSize = 1000
 func (c *Copy) follow(ctx context.Context, o Options) {
 	pause := o.Poll
 	var checked time.Time
+	ahead := false // the last check found the store's history behind the copy
 	for ctx.Err() == nil {
 		var err error
 		if c.j == nil {
@@ -32,9 +33,9 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 		if err == nil {
 			err = c.catchUp(ctx)
 		}
-		if err == nil && time.Since(checked) >= behindCheck {
+		if err == nil && time.Since(checked) >= o.RestoreCheck {
 			checked = time.Now()
-			err = c.checkNotAhead(ctx)
+			err = c.checkNotAhead(ctx, &ahead)
 		}
 		if err == nil && c.journalLen() >= o.CompactAfter {
 			err = c.compact()
@@ -53,29 +54,35 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 	}
 }
 
-// behindCheck is how often the copy checks that the store's history
-// reaches as far as the copy (see checkNotAhead).
-const behindCheck = 30 * time.Second
-
 // checkNotAhead builds the copy again when it has applied history records
-// that the store no longer has: the store was restored from a backup
-// older than the copy, and its sequence numbers will be given again to
-// other changes. The copy answers as it is until the new one is built.
-func (c *Copy) checkNotAhead(ctx context.Context) error {
+// that the store no longer has, on two checks in a row (ahead says the
+// last found so): the store was restored from a backup older than the
+// copy, and its sequence numbers will be given again to other changes. A
+// server that is only behind (a standby catching up) is so for less than
+// the time between two checks, and the copy is not built from it. The
+// copy answers as it is until the new one is built.
+func (c *Copy) checkNotAhead(ctx context.Context, ahead *bool) error {
 	last, err := lastSeq(ctx, c.src)
 	if err != nil {
 		return err
 	}
-	if seq := c.Seq(); last < seq {
-		c.logger.Warn("local copy: the store's history ends before the copy's: the store was restored from an older backup; the copy is built again",
-			zap.String("dir", c.dir), zap.Uint64("store_seq", last), zap.Uint64("copy_seq", seq))
-		if err := c.build(ctx); err != nil {
-			return err
-		}
-		c.tell(nil)
-		return c.catchUp(ctx)
+	seq := c.Seq()
+	if last >= seq {
+		*ahead = false
+		return nil
 	}
-	return nil
+	if !*ahead {
+		*ahead = true
+		return nil
+	}
+	*ahead = false
+	c.logger.Warn("local copy: the store's history ends before the copy's: the store was restored from an older backup; the copy is built again",
+		zap.String("dir", c.dir), zap.Uint64("store_seq", last), zap.Uint64("copy_seq", seq))
+	if err := c.build(ctx); err != nil {
+		return err
+	}
+	c.tell(nil)
+	return c.catchUp(ctx)
 }
 
 // journalLen is how many records the journal holds.
