@@ -188,6 +188,12 @@ type Handler struct {
 	// the bolt store in Caddy's data directory.
 	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
 
+	// A directory where this node keeps a copy of the store's bindings,
+	// followed through the store's history: identifiers are looked up in
+	// it, never in the store, and answered through the store's outages
+	// (docs/postgresql.md). Off when empty.
+	LocalCopy string `json:"local_copy,omitempty"`
+
 	// Minters for shoulders: the names they mint are kept in the store.
 	Minters []mint.Minter `json:"minters,omitempty"`
 

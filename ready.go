@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/breaker"
+	"github.com/caddy-ark/caddy-ark/localcopy"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -30,6 +31,10 @@ type readiness struct {
 	// "ok", or "damaged": a compiled table was found damaged or changed
 	// in place, and what it may hold is answered 503.
 	Tables string `json:"tables"`
+	// With local_copy: how current the node's copy of the store is. A
+	// copy that serves answers every identifier when the store does not:
+	// the node stays ready then.
+	Copy *localcopy.Status `json:"copy,omitempty"`
 	// Why not ready, in general terms: the details (a server's address,
 	// a file's path) are in the log, never in this answer, which anyone
 	// may ask for.
@@ -77,9 +82,16 @@ func (h *Handler) readyAnswer(r *http.Request) reply {
 			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 			err := checkStore(ctx, s)
 			cancel()
+			copyServes := false
+			if c, ok := s.(interface{ Copy() *localcopy.Copy }); ok {
+				st := c.Copy().Status()
+				rd.Copy, copyServes = &st, st.State == "serving"
+			}
 			switch {
 			case err == nil:
 				rd.Store = "ok"
+			case copyServes:
+				rd.Store = "unavailable"
 			case errors.Is(err, breaker.ErrOpen):
 				rd.Ready, rd.Store = false, "circuit_open"
 				why = append(why, "the store stopped answering: it is not asked until a probe gets an answer")

@@ -210,6 +210,17 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
+// Crash stops the server as a crash does (immediate shutdown: every
+// process quits at once, without a checkpoint; the next start recovers
+// from the WAL).
+func (c *Cluster) Crash() error {
+	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "immediate", "-w", "-t", "60", "stop")
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop -m immediate: %v\n%s", err, out)
+	}
+	return nil
+}
+
 // remove stops the server if it runs and deletes the cluster.
 func (c *Cluster) remove() {
 	if _, err := os.Stat(filepath.Join(c.data(), "postmaster.pid")); err == nil {
