@@ -70,6 +70,9 @@ var subdirectives = []subdirective{
 		return nil
 	}},
 	{"store", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalStore(d) }},
+	{"local_copy", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
+		return caddyfileargs.One(d, &h.LocalCopy)
+	}},
 	{"minter", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error { return h.unmarshalMinter(d) }},
 	{"stats", func(h *Handler, d *caddyfile.Dispenser, _ *table.Builder) error {
 		if h.Stats != nil {
@@ -152,6 +155,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		watch [<interval>]
 //		verify_tables
 //		store [<backend> [<args>...]]
+//		local_copy <dir>
 //		minter <ark:naan/shoulder> <template>
 //		api <prefix> {
 //			key <name> <sha256-hex> <scope>...

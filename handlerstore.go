@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/internal/lfu"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
+	"github.com/caddy-ark/caddy-ark/localcopy"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -24,6 +25,7 @@ type handlerStore struct {
 	shared    store.Shared        // nil when the backend shares nothing
 	cache     *resolve.StoreCache // nil when caching is off
 	stopWatch context.CancelFunc
+	copyDone  func() error  // lets go of the local copy; nil without one
 	ready     chan struct{} // nil, or closed once the store is open (see awaitReady)
 	readyErr  error         // why the handler cannot serve, once ready is closed
 }
@@ -65,6 +67,9 @@ var defaultStore = json.RawMessage(`{"backend":"bolt"}`)
 func (h *Handler) openStore(ctx caddy.Context) (later func() error, err error) {
 	h.useDefaultStore()
 	if h.StoreRaw == nil {
+		if h.LocalCopy != "" {
+			return nil, fmt.Errorf("local_copy %s: there is no store to copy: configure one with store", h.LocalCopy)
+		}
 		return nil, nil
 	}
 	var opens []func() error
@@ -99,6 +104,12 @@ func (h *Handler) openStore(ctx caddy.Context) (later func() error, err error) {
 func (h *Handler) useStore(s store.Store, id caddy.ModuleID) error {
 	h.stores.store, h.stores.id = s, id
 	h.stores.shared, _ = s.(store.Shared)
+	if h.LocalCopy != "" {
+		var err error
+		if h.stores.store, h.stores.copyDone, err = localcopy.Attach(h.LocalCopy, string(h.StoreRaw), s, h.stores.shared, h.logger); err != nil {
+			return err
+		}
+	}
 	if h.CacheSize >= 0 {
 		c, err := lfu.New[*table.Assignment](h.cacheSize())
 		if err != nil {
@@ -108,7 +119,7 @@ func (h *Handler) useStore(s store.Store, id caddy.ModuleID) error {
 	}
 	watchCtx, stop := context.WithCancel(context.Background())
 	h.stores.stopWatch = stop
-	s.Watch(watchCtx, h.storeChanged)
+	h.stores.store.Watch(watchCtx, h.storeChanged)
 	return nil
 }
 
@@ -146,6 +157,9 @@ func (h *Handler) closeStore() {
 	}
 	if h.stores.cache != nil {
 		h.stores.cache.Close()
+	}
+	if h.stores.copyDone != nil {
+		_ = h.stores.copyDone()
 	}
 }
 

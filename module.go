@@ -30,6 +30,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/answer"
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/console"
+	"github.com/caddy-ark/caddy-ark/ezid"
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/internal/runstart"
@@ -191,6 +192,12 @@ type Handler struct {
 	// the bolt store in Caddy's data directory.
 	StoreRaw json.RawMessage `json:"store,omitempty" caddy:"namespace=ark.stores inline_key=backend"`
 
+	// A directory where this node keeps a copy of the store's bindings,
+	// followed through the store's history: identifiers are looked up in
+	// it, never in the store, and answered through the store's outages
+	// (docs/postgresql.md). Off when empty.
+	LocalCopy string `json:"local_copy,omitempty"`
+
 	// Minters for shoulders: the names they mint are kept in the store.
 	Minters []mint.Minter `json:"minters,omitempty"`
 
@@ -249,6 +256,7 @@ type Handler struct {
 	stores   handlerStore
 	minters  mint.Minters
 	console  *console.Console // the API's console, when it has one
+	ezid     *ezid.Server     // the API's EZID API, when it has one
 	stats    handlerStats
 	checks   handlerChecks
 	answers  answer.Answerer // the answer path
@@ -284,6 +292,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		if err := h.API.Provision(); err != nil {
 			return err
 		}
+		h.ezid = ezid.New(h.API)
 		if h.API.UI != nil {
 			// The console is named by its API's prefix and its store:
 			// consoles under the same prefix of the same store act on the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/internal/breaker"
+	"github.com/caddy-ark/caddy-ark/localcopy"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -30,10 +31,18 @@ type readiness struct {
 	// "ok", or "damaged": a compiled table was found damaged or changed
 	// in place, and what it may hold is answered 503.
 	Tables string `json:"tables"`
+	// With local_copy: how current the node's copy of the store is. A
+	// copy that serves answers every identifier when the store does not:
+	// the node stays ready then.
+	Copy *localcopy.Status `json:"copy,omitempty"`
 	// Why not ready, in general terms: the details (a server's address,
 	// a file's path) are in the log, never in this answer, which anyone
 	// may ask for.
 	Error string `json:"error,omitempty"`
+	// With a replicated store (PostgreSQL): whether writes and reads are
+	// answered, the server the node follows (primary or standby) and its
+	// replay lag. Ready says whether reads are answered.
+	Replication *store.Replication `json:"replication,omitempty"`
 }
 
 // checkStore asks s whether it can answer reads and take writes: its own
@@ -72,15 +81,26 @@ func (an *Answerer) readyAnswer(r *http.Request, rs *resolve.Resolver) reply {
 			ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 			err := checkStore(ctx, s)
 			cancel()
+			copyServes := false
+			if c, ok := s.(interface{ Copy() *localcopy.Copy }); ok {
+				st := c.Copy().Status()
+				rd.Copy, copyServes = &st, st.State == "serving"
+			}
 			switch {
 			case err == nil:
 				rd.Store = "ok"
+			case copyServes:
+				rd.Store = "unavailable"
 			case errors.Is(err, breaker.ErrOpen):
 				rd.Ready, rd.Store = false, "circuit_open"
 				why = append(why, "the store stopped answering: it is not asked until a probe gets an answer")
 			default:
 				rd.Ready, rd.Store = false, "unavailable"
 				why = append(why, "the store is unavailable")
+			}
+			if rp, ok := s.(store.Replicated); ok {
+				rep := rp.Replication()
+				rd.Replication = &rep
 			}
 			if err != nil {
 				// Anyone may ask: the answer says the state, the log

@@ -28,17 +28,18 @@ import (
 func storeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store",
-		Short: "Dumps, loads and backs up whole stores",
+		Short: "Dumps, loads, backs up whole stores, and shows a PostgreSQL store's servers",
 		Long: `
 Moves whole stores, history and statistics included: dump writes a store
 (a bolt file no Caddy has open, or a PostgreSQL store) as NDJSON; load
 fills a new, empty store with it, of either kind; backup copies the bolt
-file of a running Caddy through the API.
+file of a running Caddy through the API. status shows each server of a
+PostgreSQL store: up, primary or standby, replay lag.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(storeDumpCommand(), storeLoadCommand(), storeBackupCommand())
+	cmd.AddCommand(storeDumpCommand(), storeLoadCommand(), storeBackupCommand(), storeStatusCommand())
 	return cmd
 }
 

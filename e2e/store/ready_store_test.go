@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,6 +19,14 @@ import (
 // store unavailable, with the details the answer leaves out.
 const storeNotReady = "readiness check: the store is unavailable"
 
+// replicationField is the replication object of a readiness answer of a
+// PostgreSQL store, which says what the node knows of its servers (the
+// failover tests, e2e/failover, check it).
+var replicationField = regexp.MustCompile(`,"replication":\{[^{}]*\}`)
+
+// withoutReplication is a readiness answer without its replication object.
+func withoutReplication(body string) string { return replicationField.ReplaceAllString(body, "") }
+
 // expectNotReadyQuietly checks an answer of the ready path for a store
 // that does not answer: 503, not ready for the store, in general terms,
 // and none of secrets (a server's address and user, a file's path),
@@ -26,7 +35,7 @@ func expectNotReadyQuietly(t *testing.T, got caddytest.Answer, secrets ...string
 	t.Helper()
 	unavailable := `{"ready":false,"store":"unavailable","tables":"ok","error":"the store is unavailable"}` + "\n"
 	circuitOpen := `{"ready":false,"store":"circuit_open","tables":"ok","error":"the store stopped answering: it is not asked until a probe gets an answer"}` + "\n"
-	if got.Status != http.StatusServiceUnavailable || got.Header.Get("Retry-After") == "" || got.Body != unavailable && got.Body != circuitOpen {
+	if got.Status != http.StatusServiceUnavailable || got.Header.Get("Retry-After") == "" || withoutReplication(got.Body) != unavailable && withoutReplication(got.Body) != circuitOpen {
 		t.Errorf("ready: %d %q; want 503, the store unavailable", got.Status, got.Body)
 	}
 	for _, s := range secrets {

@@ -15,7 +15,8 @@ func TestPostgresCaddyfile(t *testing.T) {
 	}
 	for store, want := range map[string]string{
 		`store postgres "host=db dbname=ark"`: `"store":{"backend":"postgres","dsn":"host=db dbname=ark"}`,
-		"store postgres {\n\t\t\tdsn postgres://ark@db/ark\n\t\t\tschema ids\n\t\t\tmax_conns 8\n\t\t\ttimeout 500ms\n\t\t}": `"store":{"backend":"postgres","dsn":"postgres://ark@db/ark","max_conns":8,"schema":"ids","timeout":500000000}`,
+		"store postgres {\n\t\t\tdsn postgres://ark@db/ark\n\t\t\tschema ids\n\t\t\tmax_conns 8\n\t\t\ttimeout 500ms\n\t\t}":                             `"store":{"backend":"postgres","dsn":"postgres://ark@db/ark","max_conns":8,"schema":"ids","timeout":500000000}`,
+		"store postgres {\n\t\t\tdsn \"host=db1,db2 dbname=ark\"\n\t\t\tread_dsn \"host=db2,db1 dbname=ark target_session_attrs=prefer-standby\"\n\t\t}": `"store":{"backend":"postgres","dsn":"host=db1,db2 dbname=ark","read_dsn":"host=db2,db1 dbname=ark target_session_attrs=prefer-standby"}`,
 	} {
 		got, err := adapt(store)
 		if err != nil || !strings.Contains(got, want) {
@@ -27,7 +28,9 @@ func TestPostgresCaddyfile(t *testing.T) {
 		"store postgres {\n\t\t\tdsn x\n\t\t\tmax_conns 0\n\t\t}":  `max_conns "0": want a positive number`,
 		"store postgres {\n\t\t\tdsn x\n\t\t\ttimeout soon\n\t\t}": `timeout "soon": want a positive duration`,
 		"store postgres {\n\t\t\tdsn\n\t\t}":                       "wrong argument count",
-		"store postgres a b":                                       "wrong argument count",
+		"store postgres {\n\t\t\tdsn x\n\t\t\tread_dsn\n\t\t}":     "wrong argument count",
+		"store postgres {\n\t\t\tdsn x\n\t\t\tread_dns y\n\t\t}":   `unknown postgres store option "read_dns" (did you mean "read_dsn"?)`,
+		"store postgres a b": "wrong argument count",
 	} {
 		if _, err := adapt(store); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Caddyfile:") {
 			t.Errorf("%s: %v, want an error at a line of the Caddyfile saying %s", store, err, want)
@@ -38,9 +41,10 @@ func TestPostgresCaddyfile(t *testing.T) {
 	s := &caddytest.Site{T: t}
 	t.Cleanup(func() { _ = caddy.Stop() })
 	for store, want := range map[string]string{
-		"store postgres {\n\t\t\tschema ids\n\t\t}":                                  "dsn is required",
-		"store postgres {\n\t\t\tdsn postgres://ark@db/ark\n\t\t\tschema Ids\n\t\t}": `schema "Ids"`,
-		`store postgres "host=db port=notaport"`:                                     "store postgres: dsn:",
+		"store postgres {\n\t\t\tschema ids\n\t\t}":                                                               "dsn is required",
+		"store postgres {\n\t\t\tdsn postgres://ark@db/ark\n\t\t\tschema Ids\n\t\t}":                              `schema "Ids"`,
+		`store postgres "host=db port=notaport"`:                                                                  "store postgres: dsn:",
+		"store postgres {\n\t\t\tdsn \"host=db\"\n\t\t\tread_dsn \"host=db target_session_attrs=nearest\"\n\t\t}": "store postgres: read_dsn:",
 	} {
 		err := s.Load("\tark {\n\t\tnaan 12345\n\t\t" + store + "\n\t}")
 		if err == nil || !strings.Contains(err.Error(), want) {

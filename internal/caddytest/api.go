@@ -30,6 +30,9 @@ type APISite struct {
 	DB string
 	// Table is the table file, which assigns ark:12345/t1.
 	Table string
+	// PID is the caddy process's when StartNode started it, else 0: a
+	// test may stop and continue it (SIGSTOP, SIGCONT).
+	PID int
 }
 
 // StartAPISite starts an APISite; more goes inside the ark block.

@@ -37,7 +37,7 @@ func StartNode(t *testing.T, body, tablePath string) *APISite {
 		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
-	node := &APISite{Site: &Site{T: t, Base: "http://127.0.0.1:" + strconv.Itoa(port)}, Table: tablePath}
+	node := &APISite{Site: &Site{T: t, Base: "http://127.0.0.1:" + strconv.Itoa(port)}, Table: tablePath, PID: cmd.Process.Pid}
 	testkit.WaitFor(t, "the caddy process to answer", func() bool {
 		resp, err := Client.Get(node.Base + "/ark:12345/t1")
 		if err != nil {

@@ -48,6 +48,17 @@ type Set struct {
 	// those who write.
 	APIWrites *prometheus.CounterVec
 
+	// The local copy of the store's bindings (localcopy), when a
+	// handler keeps one: the last history record applied, the seconds
+	// since it last held every change, the records read and not yet
+	// applied, the records applied and the reads of the history that
+	// failed.
+	CopySeq     prometheus.Gauge
+	CopyLag     prometheus.Gauge
+	CopyBehind  prometheus.Gauge
+	CopyApplied prometheus.Counter
+	CopyErrors  prometheus.Counter
+
 	LoadsOK    [NumTriggers]prometheus.Counter // table loads that succeeded, by trigger
 	LoadsError [NumTriggers]prometheus.Counter // table loads that failed, by trigger
 }
@@ -91,6 +102,26 @@ func newSet() *Set {
 			Namespace: ns, Subsystem: sub, Name: "api_writes_total",
 			Help: "Identifiers changed through the management API and the console (bound, patched, withdrawn, minted, imported, retargeted), by writer: the API key's name, or person:<name> for a person signed in.",
 		}, []string{"writer"}),
+		CopySeq: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "copy_seq",
+			Help: "The sequence number of the last history record the local copy of the store applied.",
+		}),
+		CopyLag: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "copy_lag_seconds",
+			Help: "Seconds since the local copy of the store last held every change the store had committed; it grows while the store cannot be read.",
+		}),
+		CopyBehind: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "copy_behind_changes",
+			Help: "History records the local copy has read and not yet applied; 0 once it has read to the end of the history.",
+		}),
+		CopyApplied: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "copy_changes_applied_total",
+			Help: "History records applied to the local copy of the store.",
+		}),
+		CopyErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "copy_errors_total",
+			Help: "Reads of the store's history (or builds of the local copy) that failed; the copy answers as it is meanwhile.",
+		}),
 	}
 	for t, name := range TriggerNames {
 		m.LoadsOK[t] = m.TableLoads.WithLabelValues(name, "ok")
@@ -105,7 +136,8 @@ func newSet() *Set {
 func Register(reg *prometheus.Registry) error {
 	m := Counters
 	for _, c := range []prometheus.Collector{m.Resolutions, m.CacheHits, m.CacheMisses, m.TableLoads,
-		m.Minted, m.MintsFull, m.StoreFails, m.TableDamaged, m.APIWrites} {
+		m.Minted, m.MintsFull, m.StoreFails, m.TableDamaged, m.APIWrites,
+		m.CopySeq, m.CopyLag, m.CopyBehind, m.CopyApplied, m.CopyErrors} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) || are.ExistingCollector != c {

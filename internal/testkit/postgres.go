@@ -33,6 +33,8 @@ type Cluster struct {
 	dbs  atomic.Int64
 
 	frozen atomic.Bool // by Freeze, until Thaw
+
+	settings []string // more -c name=value options of the server, for Start
 }
 
 // pgBinDir finds PostgreSQL's server binaries: Debian's
@@ -111,8 +113,30 @@ func RemoveSharedPostgres() {
 	}
 }
 
-func newPGCluster(bin string) (c *Cluster, err error) {
-	c = &Cluster{bin: bin}
+func newPGCluster(bin string, settings ...string) (c *Cluster, err error) {
+	c, err = newPGDir(bin, settings...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(c.dir)
+		}
+	}()
+	if out, err := c.run("initdb", "-D", c.data(), "-U", "ark", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
+		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newPGDir makes the directory of a cluster, owned by the user its server
+// is to run as, and picks its port; the data directory is the caller's
+// to make.
+func newPGDir(bin string, settings ...string) (c *Cluster, err error) {
+	c = &Cluster{bin: bin, settings: settings}
 	if os.Geteuid() == 0 {
 		c.as = "nobody"
 		if _, err := user.Lookup("postgres"); err == nil {
@@ -124,34 +148,26 @@ func newPGCluster(bin string) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(c.dir)
-		}
-	}()
 	if c.as != "" {
 		u, err := user.Lookup(c.as)
 		if err != nil {
+			os.RemoveAll(c.dir)
 			return nil, err
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		if err := os.Chown(c.dir, uid, gid); err != nil {
+			os.RemoveAll(c.dir)
 			return nil, err
 		}
 	}
-	if out, err := c.run("initdb", "-D", c.data(), "-U", "ark", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
-		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
-	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		os.RemoveAll(c.dir)
 		return nil, err
 	}
 	c.Port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	if err := c.Start(); err != nil {
-		return nil, err
-	}
 	return c, nil
 }
 
@@ -174,6 +190,9 @@ func (c *Cluster) run(name string, args ...string) ([]byte, error) {
 // keeps PostgreSQL's defaults (fsync on): the benchmarks use it too.
 func (c *Cluster) Start() error {
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", c.Port, c.dir)
+	for _, s := range c.settings {
+		opts += " -c " + s
+	}
 	out, err := c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start")
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
@@ -191,6 +210,17 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
+// Crash stops the server as a crash does (immediate shutdown: every
+// process quits at once, without a checkpoint; the next start recovers
+// from the WAL).
+func (c *Cluster) Crash() error {
+	out, err := c.run("pg_ctl", "-D", c.data(), "-m", "immediate", "-w", "-t", "60", "stop")
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop -m immediate: %v\n%s", err, out)
+	}
+	return nil
+}
+
 // remove stops the server if it runs and deletes the cluster.
 func (c *Cluster) remove() {
 	if _, err := os.Stat(filepath.Join(c.data(), "postmaster.pid")); err == nil {
@@ -204,9 +234,19 @@ func (c *Cluster) dsn(db string) string {
 	return fmt.Sprintf("postgres://ark@127.0.0.1:%d/%s?sslmode=disable", c.Port, db)
 }
 
+// DSN is the connection string of database db on this server alone, over
+// loopback TCP.
+func (c *Cluster) DSN(db string) string { return c.dsn(db) }
+
 // CreateDB creates an empty database of its own for a test and returns
 // its DSN.
 func (c *Cluster) CreateDB(t testing.TB) string {
+	t.Helper()
+	return c.dsn(c.createDatabase(t))
+}
+
+// createDatabase creates an empty database and returns its name.
+func (c *Cluster) createDatabase(t testing.TB) string {
 	t.Helper()
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), c.dbs.Add(1))
 	ctx := context.Background()
@@ -218,7 +258,7 @@ func (c *Cluster) CreateDB(t testing.TB) string {
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
-	return c.dsn(name)
+	return name
 }
 
 // Freeze stops every process of the server with SIGSTOP, the postmaster

@@ -8,10 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/caddy-ark/caddy-ark/internal/breaker"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 )
 
@@ -19,26 +18,28 @@ import (
 // the listener that learns of other nodes' changes. PostgresStore modules
 // with the same settings share it through pgBackends.
 type Backend struct {
-	pool    *pgxpool.Pool
+	// The pool of the writes, and of every read without a read DSN: the
+	// primary's.
+	pool *pgPool
+	// The pool of the reads that may be served by a standby (lookups,
+	// Get, Each, Changes, List): pool itself unless the store has a read
+	// DSN.
+	reads *pgPool
+
 	schema  string
 	timeout time.Duration
 	logger  *zap.Logger
 
 	migrateMu sync.Mutex
 	migrated  atomic.Bool
-
-	// Whether the server answered the last operation: 1 yes, 0 no, -1 not
-	// known yet. Changes are logged and shown as caddy_ark_postgres_up.
-	up atomic.Int32
-
-	// The circuit breaker: once the server has failed pgTripAfter
-	// operations in a row, operations fail at once with ErrUnavailable
-	// rather than each waiting for the timeout, and one probes every
-	// pgCooldown. Shown as caddy_ark_postgres_circuit.
-	circuit     *breaker.Breaker
-	circuitOpen bool // since it last closed; under the circuit's lock
+	// Whether the reads' server was seen to hold the schema at this
+	// code's version, when it is not the primary's pool.
+	readsMigrated atomic.Bool
 
 	watch pgWatch
+
+	// What the listener last saw of the server it follows.
+	follow pgFollow
 
 	// Done once Destruct begins: imports stop, so that closing the pool
 	// does not wait for them.
@@ -46,7 +47,7 @@ type Backend struct {
 	close   context.CancelFunc
 }
 
-// The circuit breaker's settings. A server that stops answering costs
+// The circuit breakers' settings. A server that stops answering costs
 // pgTripAfter timeouts before operations fail at once; once it answers
 // again, the next probe (at most pgCooldown later, or the one under way)
 // closes the circuit.
@@ -66,31 +67,31 @@ func Open(dsn, schema string) (*Backend, error) {
 	if !validSchemaName(schema) {
 		return nil, fmt.Errorf("--schema %q: lowercase letters, digits and _ only", schema)
 	}
-	return newPGBackend(dsn, schema, 2, defaultPGTimeout, zap.NewNop())
+	return newPGBackend(dsn, "", schema, 2, defaultPGTimeout, zap.NewNop())
 }
 
-// newPGBackend opens a pool on dsn and migrates the schema. A server that
-// cannot be reached yet is no error: operations fail with ErrUnavailable
-// and migrate once it answers. A schema the server refuses to create or
-// migrate is one.
-func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, logger *zap.Logger) (*Backend, error) {
-	cfg, err := pgPoolConfig(dsn, maxConns, timeout)
-	if err != nil {
+// newPGBackend opens a pool on dsn, and one on readDSN unless it is "",
+// and migrates the schema. A server that cannot be reached yet is no
+// error: operations fail with ErrUnavailable and migrate once it answers.
+// A schema the server refuses to create or migrate is one.
+func newPGBackend(dsn, readDSN, schema string, maxConns int32, timeout time.Duration, logger *zap.Logger) (*Backend, error) {
+	b := &Backend{schema: schema, timeout: timeout, logger: logger}
+	var err error
+	if b.pool, err = newPGPool(b, dsn, poolWrites, maxConns); err != nil {
 		return nil, err
 	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("store postgres: %v", err)
+	b.reads = b.pool
+	if readDSN != "" {
+		if b.reads, err = newPGPool(b, readDSN, poolReads, maxConns); err != nil {
+			b.pool.Close()
+			return nil, err
+		}
 	}
-	b := &Backend{pool: pool, schema: schema, timeout: timeout, logger: logger}
 	b.closing, b.close = context.WithCancel(context.Background())
-	b.up.Store(-1)
-	b.circuit = breaker.New(pgTripAfter, pgCooldown, timeout+time.Second, b.circuitChanged)
-	pgMetrics.circuit.WithLabelValues(schema).Set(float64(breaker.Closed))
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
 	defer cancel()
 	if err := b.ready(ctx); err != nil && !errors.Is(err, store.ErrUnavailable) {
-		pool.Close()
+		b.closePools()
 		return nil, err
 	}
 	b.watch.start(b)
@@ -102,8 +103,16 @@ func newPGBackend(dsn, schema string, maxConns int32, timeout time.Duration, log
 func (b *Backend) Destruct() error {
 	b.close()
 	b.watch.stop()
-	b.pool.Close()
+	b.closePools()
 	return nil
+}
+
+// closePools closes the pools.
+func (b *Backend) closePools() {
+	b.pool.Close()
+	if b.reads != b.pool {
+		b.reads.Close()
+	}
 }
 
 // ready migrates the schema unless that was done.
@@ -124,61 +133,30 @@ func (b *Backend) ready(ctx context.Context) error {
 	if errors.Is(err, errSchema) {
 		return err
 	}
-	return b.result(ctx, err)
+	return b.pool.result(ctx, err)
 }
 
-// op starts an operation: it fails at once while the circuit is open,
-// bounds ctx by the store's timeout and makes sure the schema is there.
-// The caller must call cancel.
-func (b *Backend) op(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	if err := b.allow(); err != nil {
-		return nil, nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, b.timeout)
-	if err := b.ready(ctx); err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	return ctx, cancel, nil
-}
-
-// allow returns ErrUnavailable, wrapping breaker.ErrOpen, when the circuit
-// refuses an operation, and nil when it may go to the server.
-func (b *Backend) allow() error {
-	if b.circuit.Allow() {
+// readsReady checks, once, that the reads' server holds the schema at
+// this code's version: a standby cannot be migrated, and the primary's
+// pool migrates it once the primary answers.
+func (b *Backend) readsReady(ctx context.Context) error {
+	if b.migrated.Load() || b.readsMigrated.Load() {
 		return nil
 	}
-	pgMetrics.refused.WithLabelValues(b.schema).Inc()
-	return fmt.Errorf("%w: %w", store.ErrUnavailable, breaker.ErrOpen)
-}
-
-// result turns the error of an operation on ctx into the store's: a
-// server that is down, refuses connections or ran out of time makes
-// ErrUnavailable; a caller that gave up gets its own context's error. It
-// records whether the server answered, for the circuit too; a caller
-// that gave up says nothing about the server.
-func (b *Backend) result(ctx context.Context, err error) error {
+	var version int
+	err := b.reads.QueryRow(ctx, pgSQL(b.schema, "SELECT version FROM @.schema_version")).Scan(&version)
+	var pgErr *pgconn.PgError
 	switch {
-	case err == nil:
-		b.setUp(true, nil)
-		return nil
-	case errors.Is(err, store.ErrUnavailable), errors.Is(err, errSchema):
-		return err
-	case storeAnswer(err):
-		b.setUp(true, nil)
-		return err
-	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return ctx.Err()
-	case pgLockTimeout(err):
-		b.setUp(true, nil) // the server answered: it is busy, not away
-		return fmt.Errorf("%w: %w", store.ErrUnavailable, errStoreBusy)
-	case pgNotReachable(err):
-		b.setUp(false, err)
-		pgMetrics.unavailable.WithLabelValues(b.schema).Inc()
-		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
+	case err == nil && version == len(pgMigrations):
+		b.readsMigrated.Store(true)
+		return b.reads.result(ctx, nil)
+	case err == nil && version > len(pgMigrations):
+		return newerSchema(b.schema, version)
+	case err == nil, errors.Is(err, pgx.ErrNoRows), errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000"):
+		b.reads.result(ctx, nil) // it answered
+		return fmt.Errorf("%w: schema %s is not at version %d on the reads' server yet: a node connected to the primary migrates it", store.ErrUnavailable, b.schema, len(pgMigrations))
 	}
-	b.setUp(true, nil)
-	return err
+	return b.reads.result(ctx, err)
 }
 
 // errStoreBusy says why a write waited in vain: another writer, an import
@@ -202,45 +180,4 @@ func storeAnswer(err error) bool {
 	}
 	var input *importInputError
 	return errors.As(err, &input)
-}
-
-// setUp records whether the server answers, for the circuit too, and
-// logs the changes.
-func (b *Backend) setUp(up bool, err error) {
-	v := int32(0)
-	if up {
-		v = 1
-		b.circuit.Success()
-	} else {
-		b.circuit.Failure()
-	}
-	if b.up.Swap(v) == v {
-		return
-	}
-	pgMetrics.up.WithLabelValues(b.schema).Set(float64(v))
-	if up {
-		b.watch.reconnect()
-		b.logger.Info("store postgres: available", zap.String("schema", b.schema))
-	} else {
-		b.logger.Error("store postgres: unavailable; identifiers not in the cache get 503", zap.String("schema", b.schema), zap.Error(err))
-	}
-}
-
-// circuitChanged shows the circuit's new state as
-// caddy_ark_postgres_circuit, and logs when it opens and closes (not
-// every probe).
-func (b *Backend) circuitChanged(s breaker.State) {
-	pgMetrics.circuit.WithLabelValues(b.schema).Set(float64(s))
-	switch s {
-	case breaker.Open:
-		if b.circuitOpen {
-			return
-		}
-		b.circuitOpen = true
-		b.logger.Error("store postgres: circuit open: the server stopped answering; operations fail at once with 503 until a probe gets an answer",
-			zap.String("schema", b.schema), zap.Int("failures", pgTripAfter), zap.Duration("probe_every", pgCooldown))
-	case breaker.Closed:
-		b.circuitOpen = false
-		b.logger.Info("store postgres: circuit closed: the server answers again", zap.String("schema", b.schema))
-	}
 }

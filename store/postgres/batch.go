@@ -37,7 +37,7 @@ func (b *Backend) ApplyBatch(ctx context.Context, batch uint64, ws []store.Write
 	if batch > math.MaxInt64 {
 		return nil, fmt.Errorf("batch %d: more than a PostgreSQL bigint", batch)
 	}
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (b *Backend) ApplyBatch(ctx context.Context, batch uint64, ws []store.Write
 		if errors.Is(err, errRetry) {
 			continue
 		}
-		if err := b.result(octx, err); err != nil {
+		if err := b.pool.result(octx, err); err != nil {
 			return nil, err
 		}
 		if len(changed) > 0 {
@@ -152,24 +152,24 @@ func (b *Backend) BatchChanges(ctx context.Context, batch uint64, fn func(*store
 		return nil
 	}
 	return store.PageChanges(0, batchChunk, func(after uint64) ([]*store.Change, error) {
-		return b.queryChanges(ctx, "WHERE batch = $1 AND seq > $2 ORDER BY seq LIMIT $3", int64(batch), int64(after), batchChunk)
+		return b.queryChanges(ctx, b.pool, "WHERE batch = $1 AND seq > $2 ORDER BY seq LIMIT $3", int64(batch), int64(after), batchChunk)
 	}, fn)
 }
 
 // queryChanges returns the history records that where (the rest of a
-// SELECT from @.history after FROM) selects, in one operation.
-func (b *Backend) queryChanges(ctx context.Context, where string, args ...any) ([]*store.Change, error) {
-	octx, cancel, err := b.op(ctx)
+// SELECT from @.history after FROM) selects, in one operation on pool.
+func (b *Backend) queryChanges(ctx context.Context, pool *pgPool, where string, args ...any) ([]*store.Change, error) {
+	octx, cancel, err := pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+pgChangeColumns+" FROM @.history "+where), args...)
+	rows, err := pool.Query(octx, pgSQL(b.schema, "SELECT "+pgChangeColumns+" FROM @.history "+where), args...)
 	var chunk []*store.Change
 	if err == nil {
 		chunk, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Change, error) { return scanChange(row) })
 	}
-	if err := b.result(octx, err); err != nil {
+	if err := pool.result(octx, err); err != nil {
 		return nil, err
 	}
 	return chunk, nil

@@ -17,7 +17,7 @@ import (
 // transaction: a consistent snapshot while the nodes go on writing. It is
 // not bounded by the store's timeout.
 func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
-	if err := b.allow(); err != nil {
+	if err := b.pool.allow(); err != nil {
 		return err
 	}
 	if err := b.ready(ctx); err != nil {
@@ -80,7 +80,7 @@ func (b *Backend) Dump(ctx context.Context, fn func(*store.Item) error) error {
 	if fnErr != nil {
 		return fnErr
 	}
-	return b.result(ctx, err)
+	return b.pool.result(ctx, err)
 }
 
 // pgDumpStats reads the rows of the statistics, both tables, in
@@ -99,7 +99,7 @@ const pgDumpStats = `SELECT to_char(day, 'YYYY-MM-DD'), list, shoulder, outcome,
 // after the dump's last record. Times are kept to the microsecond, as
 // PostgreSQL keeps them. It is not bounded by the store's timeout.
 func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) error {
-	if err := b.allow(); err != nil {
+	if err := b.pool.allow(); err != nil {
 		return err
 	}
 	if err := b.ready(ctx); err != nil {
@@ -154,7 +154,7 @@ func (b *Backend) Load(ctx context.Context, next func() (*store.Item, error)) er
 	case errors.Is(err, store.ErrNotEmpty):
 		return err
 	}
-	if err := b.result(ctx, err); err != nil {
+	if err := b.pool.result(ctx, err); err != nil {
 		return err
 	}
 	b.watch.local(nil)

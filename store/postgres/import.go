@@ -19,7 +19,7 @@ import (
 // by the store's timeout, but stops, rolling back, when ctx is done or the
 // store closes.
 func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error), by string) (int, error) {
-	if err := b.allow(); err != nil {
+	if err := b.pool.allow(); err != nil {
 		return 0, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -79,7 +79,7 @@ func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error
 	if errors.As(err, &input) {
 		return 0, input.err
 	}
-	if err := b.result(ctx, err); err != nil {
+	if err := b.pool.result(ctx, err); err != nil {
 		return 0, err
 	}
 	switch {

@@ -38,7 +38,7 @@ func pgExpires(k *store.StoredKey) *time.Time {
 
 // AddKey implements store.KeyStore.
 func (b *Backend) AddKey(ctx context.Context, k store.StoredKey) error {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
@@ -49,22 +49,22 @@ func (b *Backend) AddKey(ctx context.Context, k store.StoredKey) error {
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
 		return fmt.Errorf("key %s: %w: a key has that name or secret", k.Name, store.ErrConflict)
 	}
-	return b.result(octx, err)
+	return b.pool.result(octx, err)
 }
 
 // KeyByHash implements store.KeyStore.
 func (b *Backend) KeyByHash(ctx context.Context, hash string) (*store.StoredKey, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	k, err := scanKey(b.pool.QueryRow(octx, pgSQL(b.schema, "SELECT "+pgKeyColumns+" FROM @.api_keys WHERE hash = $1"), hash))
 	if errors.Is(err, pgx.ErrNoRows) {
-		b.setUp(true, nil)
+		b.pool.setUp(true, nil)
 		return nil, store.ErrNotFound
 	}
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -72,14 +72,14 @@ func (b *Backend) KeyByHash(ctx context.Context, hash string) (*store.StoredKey,
 
 // Keys implements store.KeyStore.
 func (b *Backend) Keys(ctx context.Context) ([]store.StoredKey, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+pgKeyColumns+" FROM @.api_keys ORDER BY name"))
 	if err != nil {
-		return nil, b.result(octx, err)
+		return nil, b.pool.result(octx, err)
 	}
 	keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.StoredKey, error) {
 		k, err := scanKey(row)
@@ -88,7 +88,7 @@ func (b *Backend) Keys(ctx context.Context) ([]store.StoredKey, error) {
 		}
 		return *k, nil
 	})
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		return nil, err
 	}
 	return keys, nil
@@ -96,13 +96,13 @@ func (b *Backend) Keys(ctx context.Context) ([]store.StoredKey, error) {
 
 // RevokeKey implements store.KeyStore.
 func (b *Backend) RevokeKey(ctx context.Context, name string) error {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
 	tag, err := b.pool.Exec(octx, pgSQL(b.schema, "DELETE FROM @.api_keys WHERE name = $1"), name)
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		return err
 	}
 	if tag.RowsAffected() == 0 {

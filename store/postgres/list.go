@@ -46,10 +46,10 @@ var (
 // planned for its values: a plan made without the text has to guess how
 // much of the table it matches.
 func (b *Backend) List(ctx context.Context, q store.ListQuery, fn func(*store.Binding) error) error {
-	if err := b.allow(); err != nil {
+	if err := b.reads.allow(); err != nil {
 		return err
 	}
-	if err := b.ready(ctx); err != nil {
+	if err := b.reads.ready(ctx); err != nil {
 		return err
 	}
 	want := q.Want
@@ -96,11 +96,11 @@ func (b *Backend) listPage(ctx context.Context, q store.ListQuery, after string,
 			return page, more(), err
 		}
 		query, args = listSQL(q, after, "edge", window)
-		err := b.pool.QueryRow(qctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&after)
+		err := b.reads.QueryRow(qctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...).Scan(&after)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return page, "", b.result(qctx, nil) // the window held the rest of the range
+			return page, "", b.reads.result(qctx, nil) // the window held the rest of the range
 		}
-		if err := b.result(qctx, err); err != nil {
+		if err := b.reads.result(qctx, err); err != nil {
 			return nil, "", err
 		}
 	}
@@ -112,12 +112,12 @@ func (b *Backend) listPage(ctx context.Context, q store.ListQuery, after string,
 // queryBindings runs query, planned for its arguments, and adds the
 // bindings it answers to out.
 func (b *Backend) queryBindings(ctx context.Context, query string, args []any, out *[]*store.Binding) error {
-	rows, err := b.pool.Query(ctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
+	rows, err := b.reads.Query(ctx, pgSQL(b.schema, query), append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
 	if err != nil {
-		return b.result(ctx, err)
+		return b.reads.result(ctx, err)
 	}
 	batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Binding, error) { return scanBinding(row) })
-	if err := b.result(ctx, err); err != nil {
+	if err := b.reads.result(ctx, err); err != nil {
 		return err
 	}
 	*out = append(*out, batch...)

@@ -15,6 +15,12 @@ var pgMetrics = struct {
 	unavailable *prometheus.CounterVec
 	circuit     *prometheus.GaugeVec
 	refused     *prometheus.CounterVec
+
+	readsUp      *prometheus.GaugeVec
+	readsCircuit *prometheus.GaugeVec
+	standby      *prometheus.GaugeVec
+	replayLag    *prometheus.GaugeVec
+	historySeq   *prometheus.GaugeVec
 }{
 	up: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: "caddy", Subsystem: "ark", Name: "postgres_up",
@@ -32,13 +38,34 @@ var pgMetrics = struct {
 		Namespace: "caddy", Subsystem: "ark", Name: "postgres_circuit_refused_total",
 		Help: "Operations of the PostgreSQL store that failed at once, without asking the server, because the circuit was open, by schema.",
 	}, []string{"schema"}),
+	readsUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "caddy", Subsystem: "ark", Name: "postgres_reads_up",
+		Help: "With a read_dsn: whether the server of the PostgreSQL store's reads answered its last operation (1) or not (0), by schema.",
+	}, []string{"schema"}),
+	readsCircuit: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "caddy", Subsystem: "ark", Name: "postgres_reads_circuit",
+		Help: "With a read_dsn: the state of the circuit breaker of the PostgreSQL store's reads, by schema: 0 closed, 1 half-open, 2 open.",
+	}, []string{"schema"}),
+	standby: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "caddy", Subsystem: "ark", Name: "postgres_standby",
+		Help: "Whether the server the node follows the PostgreSQL store's history from (the read_dsn's, else the dsn's) was a standby (1) or the primary (0) when last read, by schema.",
+	}, []string{"schema"}),
+	replayLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "caddy", Subsystem: "ark", Name: "postgres_replay_lag_seconds",
+		Help: "How far behind the primary the standby the node follows was when last read, in seconds (0 on the primary, and on a standby that replayed all it received), by schema.",
+	}, []string{"schema"}),
+	historySeq: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "caddy", Subsystem: "ark", Name: "postgres_history_seq",
+		Help: "The sequence number of the newest record of the PostgreSQL store's history that the node has read, by schema.",
+	}, []string{"schema"}),
 }
 
 // registerPGMetrics registers the PostgreSQL store's metrics on the
 // registry of ctx's config, unless another store of the config did.
 func registerPGMetrics(ctx caddy.Context) error {
 	reg := ctx.GetMetricsRegistry()
-	for _, c := range []prometheus.Collector{pgMetrics.up, pgMetrics.unavailable, pgMetrics.circuit, pgMetrics.refused} {
+	for _, c := range []prometheus.Collector{pgMetrics.up, pgMetrics.unavailable, pgMetrics.circuit, pgMetrics.refused,
+		pgMetrics.readsUp, pgMetrics.readsCircuit, pgMetrics.standby, pgMetrics.replayLag, pgMetrics.historySeq} {
 		if err := reg.Register(c); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
 			return err
 		}

@@ -38,7 +38,7 @@ func (b *Backend) OpenBatch(ctx context.Context, batch uint64) (store.BatchWrite
 	if batch > math.MaxInt64 {
 		return nil, fmt.Errorf("batch %d: more than a PostgreSQL bigint", batch)
 	}
-	if err := b.allow(); err != nil {
+	if err := b.pool.allow(); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -61,7 +61,7 @@ func (b *Backend) OpenBatch(ctx context.Context, batch uint64) (store.BatchWrite
 	if err == nil {
 		_, err = w.tx.Exec(octx, `CREATE TEMP TABLE ark_batch (n bigserial, time timestamptz, key text, by text, old jsonb, new jsonb) ON COMMIT DROP`)
 	}
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		if w.tx != nil {
 			_ = w.rollback()
 		}
@@ -99,7 +99,7 @@ func (w *pgBatch) Apply(ctx context.Context, ws []store.Write) ([]*store.Binding
 		if errors.Is(err, errRetry) {
 			continue
 		}
-		if err := w.b.result(octx, err); err != nil {
+		if err := w.b.pool.result(octx, err); err != nil {
 			return nil, err
 		}
 		if !w.many {
@@ -131,7 +131,7 @@ func (w *pgBatch) Get(ctx context.Context, key string) (*store.Binding, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
-	if err := w.b.result(octx, err); err != nil {
+	if err := w.b.pool.result(octx, err); err != nil {
 		return nil, err
 	}
 	return bd, nil
@@ -157,7 +157,7 @@ func (w *pgBatch) Commit(ctx context.Context) error {
 	} else {
 		_ = w.rollback()
 	}
-	if err := w.b.result(ctx, err); err != nil {
+	if err := w.b.pool.result(ctx, err); err != nil {
 		return err
 	}
 	switch {

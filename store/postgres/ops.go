@@ -49,25 +49,25 @@ func pgJSON(b *store.Binding) []byte {
 
 // Lookup reads the bindings of keys in one query.
 func (b *Backend) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.reads.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key = ANY($1)"), keys)
+	rows, err := b.reads.Query(octx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key = ANY($1)"), keys)
 	if err != nil {
-		return nil, b.result(octx, err)
+		return nil, b.reads.result(octx, err)
 	}
 	found := make(map[string]*store.Binding, len(keys))
 	for rows.Next() {
 		bd, err := scanBinding(rows)
 		if err != nil {
 			rows.Close()
-			return nil, b.result(octx, err)
+			return nil, b.reads.result(octx, err)
 		}
 		found[bd.Key] = bd
 	}
-	if err := b.result(octx, rows.Err()); err != nil {
+	if err := b.reads.result(octx, rows.Err()); err != nil {
 		return nil, err
 	}
 	out := make([]*store.Binding, len(keys))
@@ -79,7 +79,7 @@ func (b *Backend) Lookup(ctx context.Context, keys []string) ([]*store.Binding, 
 
 // Get reads a binding and its history from one snapshot.
 func (b *Backend) Get(ctx context.Context, key string) (*store.Binding, []store.Change, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.reads.op(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,7 +88,7 @@ func (b *Backend) Get(ctx context.Context, key string) (*store.Binding, []store.
 		bd      *store.Binding
 		history []store.Change
 	)
-	err = pgx.BeginTxFunc(octx, b.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(octx, b.reads, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var err error
 		bd, err = scanBinding(tx.QueryRow(octx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key = $1"), key))
 		if err != nil {
@@ -110,7 +110,7 @@ func (b *Backend) Get(ctx context.Context, key string) (*store.Binding, []store.
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, store.ErrNotFound
 	}
-	if err := b.result(octx, err); err != nil {
+	if err := b.reads.result(octx, err); err != nil {
 		return nil, nil, err
 	}
 	return bd, history, nil
@@ -120,7 +120,7 @@ func (b *Backend) Get(ctx context.Context, key string) (*store.Binding, []store.
 // nodes creating the same key at once: the one whose insert finds the
 // row taken starts over and sees it.
 func (b *Backend) Apply(ctx context.Context, w store.Write) (*store.Binding, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (b *Backend) Apply(ctx context.Context, w store.Write) (*store.Binding, err
 		if errors.Is(err, errRetry) {
 			continue
 		}
-		if err := b.result(octx, err); err != nil {
+		if err := b.pool.result(octx, err); err != nil {
 			return nil, err
 		}
 		b.watch.local([]string{nb.Key})
@@ -194,7 +194,7 @@ func (b *Backend) record(ctx context.Context, tx pgx.Tx, when time.Time, by stri
 // Reserve inserts the new bindings in one statement that skips the keys
 // already taken (by another node too: the primary key decides).
 func (b *Backend) Reserve(ctx context.Context, bs []store.Binding, by string) ([]bool, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (b *Backend) Reserve(ctx context.Context, bs []store.Binding, by string) ([
 		}
 		return b.record(octx, tx, now, by, storedKeys, olds, news)
 	})
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		return nil, err
 	}
 	if len(storedKeys) > 0 {
@@ -261,7 +261,7 @@ func (b *Backend) Count(ctx context.Context, name string, n uint64) (uint64, err
 	if n > math.MaxInt64 {
 		return 0, fmt.Errorf("counter %s: cannot add %d: more than a PostgreSQL bigint", name, n)
 	}
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -269,7 +269,7 @@ func (b *Backend) Count(ctx context.Context, name string, n uint64) (uint64, err
 	var before int64
 	err = b.pool.QueryRow(octx, pgSQL(b.schema, `INSERT INTO @.counters AS c (name, value) VALUES ($1, $2)
 		ON CONFLICT (name) DO UPDATE SET value = c.value + $2 RETURNING value - $2`), name, int64(n)).Scan(&before)
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		return 0, err
 	}
 	return uint64(before), nil
@@ -281,23 +281,23 @@ func (b *Backend) Count(ctx context.Context, name string, n uint64) (uint64, err
 // exports would otherwise take every connection, and lookups would get
 // 503. It is not bounded by the store's timeout.
 func (b *Backend) Each(ctx context.Context, fn func(*store.Binding) error) error {
-	if err := b.allow(); err != nil {
+	if err := b.reads.allow(); err != nil {
 		return err
 	}
-	if err := b.ready(ctx); err != nil {
+	if err := b.reads.ready(ctx); err != nil {
 		return err
 	}
 	for after := ""; ; {
-		rows, err := b.pool.Query(ctx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key > $1 ORDER BY key LIMIT $2"),
+		rows, err := b.reads.Query(ctx, pgSQL(b.schema, "SELECT "+pgColumns+" FROM @.bindings WHERE key > $1 ORDER BY key LIMIT $2"),
 			after, store.EachBatchCount)
 		if err != nil {
-			return b.result(ctx, err)
+			return b.reads.result(ctx, err)
 		}
 		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Binding, error) { return scanBinding(row) })
 		if err != nil {
-			return b.result(ctx, err)
+			return b.reads.result(ctx, err)
 		}
-		b.setUp(true, nil)
+		b.reads.setUp(true, nil)
 		for _, bd := range batch {
 			if err := fn(bd); err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -29,8 +30,14 @@ const defaultPGTimeout = 2 * time.Second
 // Store keeps identifiers in a PostgreSQL database, so that many
 // Caddy nodes resolve, mint and bind against one set of identifiers. It
 // creates or migrates its tables under Schema when it starts, and tells
-// the nodes of each other's changes with LISTEN/NOTIFY and a change
-// sequence that a node re-reads after it reconnects.
+// the nodes of each other's changes by following the history table by
+// its sequence, from whichever server answers (a standby too), with
+// LISTEN/NOTIFY, where the server is the primary, to read it sooner.
+//
+// With PostgreSQL's streaming replication, DSN may name the primary and
+// its standbys (several hosts): writes find the primary, the promoted
+// one after a failover too; ReadDSN sends the reads to a standby near
+// the node.
 //
 // When the server is down or slower than Timeout, operations fail with
 // ErrUnavailable, and the store reconnects by itself.
@@ -39,7 +46,30 @@ type Store struct {
 	// or key=value pairs, as libpq takes them, including pgxpool's
 	// pool_* settings. Placeholders such as {env.ARK_PG_DSN} are
 	// replaced, so the password need not be in the config.
+	//
+	// It may name several servers (host=a,b port=5432,5432): the
+	// primary and its standbys. Writes need the primary, so when it names
+	// several and sets no target_session_attrs, read-write is taken: each
+	// new connection tries the hosts in order and keeps the first that
+	// takes writes, which after `pg_ctl promote` is the promoted standby,
+	// without a reload.
 	DSN string `json:"dsn,omitempty"`
+
+	// The connection string of the reads that a hot standby may serve:
+	// identifier lookups, the API's reads of bindings, lists and the
+	// history (GET changes), and the history that the node follows to
+	// learn of other nodes' changes. Typically the standby near the node
+	// first, then the others, with target_session_attrs=prefer-standby
+	// (or any), so that reads go on while the primary is away or being
+	// replaced. Default: the DSN (everything from the primary).
+	//
+	// A standby replays the primary's changes a little later: with
+	// synchronous_commit = remote_apply on the primary (and the standby
+	// in synchronous_standby_names) a write is on the standby once it
+	// returns; otherwise a node may answer an identifier's previous
+	// binding for as long as the standby lags (shown as
+	// caddy_ark_postgres_replay_lag_seconds).
+	ReadDSN string `json:"read_dsn,omitempty"`
 
 	// The schema that holds the store's tables; created when missing.
 	// Default: ark.
@@ -90,6 +120,7 @@ func (s *Store) Provision(ctx caddy.Context) error {
 	}
 	settings := *s
 	settings.DSN = caddy.NewReplacer().ReplaceAll(s.DSN, "")
+	settings.ReadDSN = caddy.NewReplacer().ReplaceAll(s.ReadDSN, "")
 	if settings.Schema == "" {
 		settings.Schema = DefaultSchema
 	}
@@ -103,7 +134,7 @@ func (s *Store) Provision(ctx caddy.Context) error {
 	logger := ctx.Logger()
 	open := func() error {
 		val, _, err := pgBackends.LoadOrNew(string(key), func() (caddy.Destructor, error) {
-			return newPGBackend(settings.DSN, settings.Schema, settings.MaxConns, time.Duration(settings.Timeout), logger)
+			return newPGBackend(settings.DSN, settings.ReadDSN, settings.Schema, settings.MaxConns, time.Duration(settings.Timeout), logger)
 		})
 		if err != nil {
 			return err
@@ -173,12 +204,13 @@ func (s *Store) Cleanup() error {
 }
 
 // blockOptions are the options of the postgres store's block.
-var blockOptions = []string{"dsn", "schema", "max_conns", "timeout"}
+var blockOptions = []string{"dsn", "read_dsn", "schema", "max_conns", "timeout"}
 
 // UnmarshalCaddyfile sets up the store from Caddyfile tokens:
 //
 //	store postgres [<dsn>] {
 //		dsn       <connection string>
+//		read_dsn  <connection string>
 //		schema    <name>
 //		max_conns <n>
 //		timeout   <duration>
@@ -200,6 +232,8 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		switch opt {
 		case "dsn":
 			s.DSN = val
+		case "read_dsn":
+			s.ReadDSN = val
 		case "schema":
 			s.Schema = val
 		case "max_conns":
@@ -224,8 +258,11 @@ func (s *Store) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// pgPoolConfig parses dsn with the store's settings.
-func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.Config, error) {
+// pgPoolConfig parses dsn, the value of option ("dsn" or "read_dsn"),
+// with the store's settings. The dsn's pool, the writes', connects to
+// the server that takes writes (read-write) when it names several and no
+// target_session_attrs.
+func pgPoolConfig(dsn, option string, maxConns int32, timeout time.Duration) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the whole connection string, password
@@ -234,13 +271,16 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.C
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[i+2:]
 		}
-		return nil, fmt.Errorf("store postgres: dsn: %s", msg)
+		return nil, fmt.Errorf("store postgres: %s: %s", option, msg)
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > timeout {
 		cfg.ConnConfig.ConnectTimeout = timeout
+	}
+	if option == "dsn" && pgServerCount(cfg) > 1 && !strings.Contains(dsn, "target_session_attrs") {
+		cfg.ConnConfig.ValidateConnect = pgconn.ValidateConnectTargetSessionAttrsReadWrite
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "caddy-ark"
 	if _, set := cfg.ConnConfig.RuntimeParams["lock_timeout"]; !set {
@@ -250,6 +290,16 @@ func pgPoolConfig(dsn string, maxConns int32, timeout time.Duration) (*pgxpool.C
 		cfg.ConnConfig.RuntimeParams["lock_timeout"] = strconv.FormatInt(max(1, (timeout*3/4).Milliseconds()), 10)
 	}
 	return cfg, nil
+}
+
+// pgServerCount counts the servers cfg names (a host is tried twice, with
+// TLS and without, under sslmode prefer).
+func pgServerCount(cfg *pgxpool.Config) int {
+	servers := map[string]bool{fmt.Sprint(cfg.ConnConfig.Host, ":", cfg.ConnConfig.Port): true}
+	for _, f := range cfg.ConnConfig.Fallbacks {
+		servers[fmt.Sprint(f.Host, ":", f.Port)] = true
+	}
+	return len(servers)
 }
 
 // Interface guards

@@ -22,7 +22,7 @@ import (
 // connections and listener, as another Caddy process would have.
 func newNode(t testing.TB, dsn string) *Backend {
 	t.Helper()
-	b, err := newPGBackend(dsn, DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
+	b, err := newPGBackend(dsn, "", DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestPostgresMigrateConcurrently(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b, err := newPGBackend(dsn, "ids", 0, 10*time.Second, zap.NewNop())
+			b, err := newPGBackend(dsn, "", "ids", 0, 10*time.Second, zap.NewNop())
 			if err == nil {
 				_, err = b.Count(context.Background(), "c", 1)
 				b.Destruct()
@@ -177,7 +177,7 @@ func TestPostgresNewerSchemaRefused(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), "UPDATE ark.schema_version SET version = version + 1"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = newPGBackend(dsn, DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
+	_, err = newPGBackend(dsn, "", DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
 	if err == nil || errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("opening a schema newer than the code: %v, want a refusal", err)
 	}

@@ -38,7 +38,7 @@ func (b *Backend) AddStats(ctx context.Context, s *store.Stats, keep store.Stats
 			lists, nameDays, ids, nameCounts = append(lists, l.name), append(nameDays, n.Day), append(ids, n.ID), append(nameCounts, int64(n.Count))
 		}
 	}
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,12 +73,12 @@ func (b *Backend) AddStats(ctx context.Context, s *store.Stats, keep store.Stats
 			lists, nameDays, pgListTop, max(keep.Top, 0), max(keep.NotFound, 0))
 		return err
 	})
-	return b.result(octx, err)
+	return b.pool.result(octx, err)
 }
 
 // ReadStats reads the counts of the days from to to from one snapshot.
 func (b *Backend) ReadStats(ctx context.Context, from, to string) (*store.Stats, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (b *Backend) ReadStats(ctx context.Context, from, to string) (*store.Stats,
 		})
 		return err
 	})
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -123,7 +123,7 @@ func (b *Backend) ReadStats(ctx context.Context, from, to string) (*store.Stats,
 
 // DropStats deletes the counts of the days before day.
 func (b *Backend) DropStats(ctx context.Context, before string) error {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (b *Backend) DropStats(ctx context.Context, before string) error {
 		_, err := tx.Exec(octx, pgSQL(b.schema, "DELETE FROM @.stats_names WHERE day < $1::date"), before)
 		return err
 	})
-	return b.result(octx, err)
+	return b.pool.result(octx, err)
 }
 
 // Interface guard.

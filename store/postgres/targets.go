@@ -42,14 +42,14 @@ func pgTime(t time.Time) time.Time {
 
 // BeginTargetSweep implements store.TargetChecks.
 func (b *Backend) BeginTargetSweep(ctx context.Context) (uint64, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer cancel()
 	var sweep int64
 	err = b.pool.QueryRow(octx, pgSQL(b.schema, "SELECT nextval('@.target_sweeps')")).Scan(&sweep)
-	return uint64(sweep), b.result(octx, err)
+	return uint64(sweep), b.pool.result(octx, err)
 }
 
 // MarkTargets implements store.TargetChecks in one statement, which
@@ -73,7 +73,7 @@ func (b *Backend) MarkTargets(ctx context.Context, sweep uint64, refs []store.Ta
 		ids, targets, keys = append(ids, targetID(ref.Target)), append(targets, ref.Target), append(keys, ref.Key)
 		paused, dues = append(paused, ref.Paused), append(dues, ref.Due.UTC())
 	}
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,21 +85,21 @@ func (b *Backend) MarkTargets(ctx context.Context, sweep uint64, refs []store.Ta
 			sweep = greatest(t.sweep, excluded.sweep)
 		WHERE t.sweep < excluded.sweep OR t.paused AND NOT excluded.paused`),
 		ids, targets, keys, paused, int64(sweep), dues)
-	return b.result(octx, err)
+	return b.pool.result(octx, err)
 }
 
 // EndTargetSweep implements store.TargetChecks. Finding the targets of
 // older sweeps reads every row, so it is not bounded by the store's
 // timeout.
 func (b *Backend) EndTargetSweep(ctx context.Context, sweep uint64) (int, error) {
-	if err := b.allow(); err != nil {
+	if err := b.pool.allow(); err != nil {
 		return 0, err
 	}
 	if err := b.ready(ctx); err != nil {
 		return 0, err
 	}
 	tag, err := b.pool.Exec(ctx, pgSQL(b.schema, "DELETE FROM @.targets WHERE sweep < $1"), int64(sweep))
-	if err := b.result(ctx, err); err != nil {
+	if err := b.pool.result(ctx, err); err != nil {
 		return 0, err
 	}
 	return int(tag.RowsAffected()), nil
@@ -107,17 +107,17 @@ func (b *Backend) EndTargetSweep(ctx context.Context, sweep uint64) (int, error)
 
 // DueTargets implements store.TargetChecks.
 func (b *Backend) DueTargets(ctx context.Context, now time.Time, n int) ([]*store.TargetCheck, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+targetColumns+" FROM @.targets WHERE NOT paused AND due <= $1 ORDER BY due LIMIT $2"), now, n)
 	if err != nil {
-		return nil, b.result(octx, err)
+		return nil, b.pool.result(octx, err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.TargetCheck, error) { return scanTarget(row) })
-	return out, b.result(octx, err)
+	return out, b.pool.result(octx, err)
 }
 
 // PutTargetChecks implements store.TargetChecks in one statement.
@@ -135,7 +135,7 @@ func (b *Backend) PutTargetChecks(ctx context.Context, checks []*store.TargetChe
 		checked, since, dues = append(checked, c.Checked.UTC()), append(since, c.Since.UTC()), append(dues, c.Due.UTC())
 		notified = append(notified, c.Notified)
 	}
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (b *Backend) PutTargetChecks(ctx context.Context, checks []*store.TargetChe
 			AS u(i, s, c, f, ck, sn, fi, pg, n, d)
 		WHERE t.id = u.i`),
 		ids, states, codes, failures, checked, since, finals, pgs, notified, dues)
-	return b.result(octx, err)
+	return b.pool.result(octx, err)
 }
 
 // SetTargetsDue implements store.TargetChecks in one statement.
@@ -155,14 +155,14 @@ func (b *Backend) SetTargetsDue(ctx context.Context, refs []store.TargetRef) err
 	for i, ref := range refs {
 		ids[i], dues[i] = targetID(ref.Target), ref.Due.UTC()
 	}
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
 	_, err = b.pool.Exec(octx, pgSQL(b.schema, `UPDATE @.targets AS t SET due = u.d
 		FROM unnest($1::bytea[], $2::timestamptz[]) AS u(i, d) WHERE t.id = u.i`), ids, dues)
-	return b.result(octx, err)
+	return b.pool.result(octx, err)
 }
 
 // LookupTargetChecks implements store.TargetChecks in one query.
@@ -171,17 +171,17 @@ func (b *Backend) LookupTargetChecks(ctx context.Context, targets []string) ([]*
 	for i, t := range targets {
 		ids[i] = targetID(t)
 	}
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT "+targetColumns+" FROM @.targets WHERE id = ANY($1)"), ids)
 	if err != nil {
-		return nil, b.result(octx, err)
+		return nil, b.pool.result(octx, err)
 	}
 	found, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.TargetCheck, error) { return scanTarget(row) })
-	if err := b.result(octx, err); err != nil {
+	if err := b.pool.result(octx, err); err != nil {
 		return nil, err
 	}
 	byTarget := make(map[string]*store.TargetCheck, len(found))
@@ -199,7 +199,7 @@ func (b *Backend) LookupTargetChecks(ctx context.Context, targets []string) ([]*
 // Each does; the order is that of the rows' keys. It is not bounded by
 // the store's timeout.
 func (b *Backend) EachTargetCheck(ctx context.Context, fn func(*store.TargetCheck) error) error {
-	if err := b.allow(); err != nil {
+	if err := b.pool.allow(); err != nil {
 		return err
 	}
 	if err := b.ready(ctx); err != nil {
@@ -209,13 +209,13 @@ func (b *Backend) EachTargetCheck(ctx context.Context, fn func(*store.TargetChec
 		rows, err := b.pool.Query(ctx, pgSQL(b.schema, "SELECT "+targetColumns+" FROM @.targets WHERE id > $1 ORDER BY id LIMIT $2"),
 			after, store.EachBatchCount)
 		if err != nil {
-			return b.result(ctx, err)
+			return b.pool.result(ctx, err)
 		}
 		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.TargetCheck, error) { return scanTarget(row) })
 		if err != nil {
-			return b.result(ctx, err)
+			return b.pool.result(ctx, err)
 		}
-		b.setUp(true, nil)
+		b.pool.setUp(true, nil)
 		for _, c := range batch {
 			if err := fn(c); err != nil {
 				return err
@@ -230,7 +230,7 @@ func (b *Backend) EachTargetCheck(ctx context.Context, fn func(*store.TargetChec
 
 // SharedFinal implements store.TargetChecks.
 func (b *Backend) SharedFinal(ctx context.Context, final, target string, limit int) (int, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -238,19 +238,19 @@ func (b *Backend) SharedFinal(ctx context.Context, final, target string, limit i
 	var n int
 	err = b.pool.QueryRow(octx, pgSQL(b.schema, `SELECT count(*) FROM (SELECT FROM @.targets WHERE final = $1 AND final <> '' AND target <> $2 LIMIT $3) s`),
 		final, target, limit).Scan(&n)
-	return n, b.result(octx, err)
+	return n, b.pool.result(octx, err)
 }
 
 // TargetStates implements store.TargetChecks.
 func (b *Backend) TargetStates(ctx context.Context) (map[store.TargetState]int, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	rows, err := b.pool.Query(octx, pgSQL(b.schema, "SELECT state, count(*) FROM @.targets GROUP BY state"))
 	if err != nil {
-		return nil, b.result(octx, err)
+		return nil, b.pool.result(octx, err)
 	}
 	out := map[store.TargetState]int{}
 	var state string
@@ -259,13 +259,13 @@ func (b *Backend) TargetStates(ctx context.Context) (map[store.TargetState]int, 
 		out[store.TargetState(state)] = n
 		return nil
 	})
-	return out, b.result(octx, err)
+	return out, b.pool.result(octx, err)
 }
 
 // LeaseTargets implements store.TargetChecks with one row, timed by the
 // server's clock, so that the nodes' clocks need not agree.
 func (b *Backend) LeaseTargets(ctx context.Context, holder string, ttl time.Duration) (bool, error) {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -276,20 +276,20 @@ func (b *Backend) LeaseTargets(ctx context.Context, holder string, ttl time.Dura
 		WHERE l.holder = excluded.holder OR l.expires < now()
 		RETURNING true`), holder, ttl.Seconds()).Scan(&held)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, b.result(octx, nil)
+		return false, b.pool.result(octx, nil)
 	}
-	return held, b.result(octx, err)
+	return held, b.pool.result(octx, err)
 }
 
 // ReleaseTargets implements store.TargetChecks.
 func (b *Backend) ReleaseTargets(ctx context.Context, holder string) error {
-	octx, cancel, err := b.op(ctx)
+	octx, cancel, err := b.pool.op(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
 	_, err = b.pool.Exec(octx, pgSQL(b.schema, "DELETE FROM @.target_lease WHERE holder = $1"), holder)
-	return b.result(octx, err)
+	return b.pool.result(octx, err)
 }
 
 // The store.TargetChecks methods of the module: each hands the call to

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -15,18 +16,26 @@ import (
 const pgWatchMax = 1000
 
 // pgWatch tells a backend's watchers of changes: its own writes at once,
-// other nodes' from the history, read again whenever a NOTIFY arrives on a
-// connection of its own and after every reconnection.
+// other nodes' from the history, which a connection of its own follows
+// by sequence on the reads' server (the read DSN's, else the DSN's), or,
+// while none of the kind that DSN asks for answers, on any of its servers
+// that does: a standby holds what the primary committed (all of it when
+// synchronous). On the primary it LISTENs, and reads the history when a
+// NOTIFY arrives; a standby gets no NOTIFY and is read every
+// pgStandbyPoll. It reads after every reconnection too, and reconnects
+// when the server it follows is promoted.
 //
 // The history's sequence numbers are handed out before commit. This
 // version's writers take lockHistory, so that records become visible in
-// their order, but a node of an earlier version took no lock: its record
+// their order, on the primary and, replaying its commits in order, on a
+// standby; but a node of an earlier version took no lock: its record
 // may become visible after one with a higher number was read. Each read
 // therefore also takes what its snapshot could not see: the transactions
 // still running below its xmax, and every transaction from xmax on (a
 // writer that got its id after another's but its number before it is not
 // among the running ones). The next read fetches those transactions'
-// records whatever their number.
+// records whatever their number. (A standby's snapshot lists no running
+// transactions; the history's lock is what orders its records there.)
 //
 // The listener reads the history at least every pgWatchPoll even when no
 // NOTIFY comes: a notification can be lost with its connection, and a
@@ -102,9 +111,9 @@ func (w *pgWatch) reconnect() {
 	}
 }
 
-// listen keeps a connection that LISTENs for changes, reconnecting after
-// a pause that grows to 5s while the server is away (cut short when the
-// pool reaches it again), until ctx is done.
+// listen keeps a connection that follows the history, reconnecting
+// after a pause that grows to pgWatchPauseMax while no server answers
+// (cut short when a pool reaches one again), until ctx is done.
 func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 	var (
 		cur     pgCursor
@@ -112,14 +121,15 @@ func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 		lastErr string
 	)
 	for ctx.Err() == nil {
-		err := w.session(ctx, b, &cur, func() { pause = 100 * time.Millisecond })
+		fallback, err := w.session(ctx, b, &cur, func() { pause = 100 * time.Millisecond })
 		if ctx.Err() != nil {
 			return
 		}
-		if pgNotReachable(err) {
-			b.setUp(false, err)
+		b.follow.disconnected()
+		if !fallback && pgNotReachable(err) {
+			b.reads.setUp(false, err)
 		}
-		if msg := err.Error(); msg != lastErr {
+		if msg := err.Error(); msg != lastErr && !errors.Is(err, errFollowAgain) {
 			b.logger.Warn("store postgres: change listener disconnected; reconnecting", zap.String("schema", b.schema), zap.Error(err))
 			lastErr = msg
 		}
@@ -127,58 +137,135 @@ func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 		case <-w.wake: // from while the session ran: the server is away now
 		default:
 		}
+		if errors.Is(err, errFollowAgain) {
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.wake:
 		case <-time.After(pause):
 		}
-		pause = min(2*pause, 5*time.Second)
+		pause = min(2*pause, pgWatchPauseMax)
 	}
 }
 
-// session connects, listens and reads the changes until the connection
-// fails. connected is called once it listens.
-func (w *pgWatch) session(ctx context.Context, b *Backend, cur *pgCursor, connected func()) error {
-	cctx, cancel := context.WithTimeout(ctx, b.timeout)
-	cfg := b.pool.Config().ConnConfig.Copy()
+// pgWatchPauseMax is the longest pause between the listener's attempts
+// to reach a server while none answers: a node learns of the changes it
+// missed at most that long after one answers again, or at once when one
+// of its pools reaches it first.
+const pgWatchPauseMax = 5 * time.Second
+
+// errFollowAgain ends a session that should reconnect at once: the
+// server it follows was promoted, or it was a fallback and the preferred
+// servers may answer again.
+var errFollowAgain = errors.New("following the history from another server")
+
+// pgFallbackFor is how long the listener follows a server that is not of
+// the kind the DSN asks for (a standby, while the primary is away) before
+// it tries the DSN's own choice again.
+const pgFallbackFor = 5 * time.Second
+
+// connect connects to the server of the reads' DSN to follow the
+// history, or, when none of the kind it asks for answers (its
+// target_session_attrs; read-write while the primary is away), to any of
+// its servers that answers: a standby still replays what the primary
+// committed, and a synchronous one holds all of it. fallback says which.
+func (w *pgWatch) connect(ctx context.Context, b *Backend) (conn *pgx.Conn, fallback bool, err error) {
+	cfg := b.reads.Config().ConnConfig.Copy()
 	cfg.RuntimeParams["application_name"] = pgListenerName
-	conn, err := pgx.ConnectConfig(cctx, cfg)
+	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	conn, err = pgx.ConnectConfig(cctx, cfg)
 	cancel()
+	if err == nil || cfg.ValidateConnect == nil || ctx.Err() != nil {
+		return conn, false, err
+	}
+	cfg.ValidateConnect = nil
+	cctx, cancel = context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	if conn, ferr := pgx.ConnectConfig(cctx, cfg); ferr == nil {
+		return conn, true, nil
+	}
+	return nil, false, err
+}
+
+// session connects, listens if the server is the primary, and reads the
+// changes until the connection fails, or the server it follows changes
+// role. connected is called once it follows.
+func (w *pgWatch) session(ctx context.Context, b *Backend, cur *pgCursor, connected func()) (fallback bool, err error) {
+	conn, fallback, err := w.connect(ctx, b)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.Background())
 	rctx, cancel := context.WithTimeout(ctx, b.timeout)
-	err = b.ready(rctx)
+	var standby bool
+	err = conn.QueryRow(rctx, "SELECT pg_is_in_recovery()").Scan(&standby)
 	if err == nil {
+		err = b.followReady(rctx, conn)
+	}
+	if err == nil && !standby {
 		_, err = conn.Exec(rctx, "LISTEN "+pgx.Identifier{w.channel(b.schema)}.Sanitize())
 	}
 	if err == nil {
-		// Changes made while this node was not listening.
-		err = w.catchUp(rctx, conn, b.schema, cur)
+		// Changes made while this node was not following.
+		err = w.catchUp(rctx, conn, b, cur)
 	}
 	cancel()
 	if err != nil {
-		return err
+		return fallback, err
 	}
 	connected()
-	b.setUp(true, nil)
+	if !fallback {
+		b.reads.setUp(true, nil)
+	}
+	began := time.Now()
+	poll := pgWatchPoll
+	if standby {
+		poll = pgStandbyPoll // no NOTIFY reaches a standby
+	}
 	for {
-		wctx, cancel := context.WithTimeout(ctx, pgWatchPoll)
+		wctx, cancel := context.WithTimeout(ctx, poll)
 		_, err := conn.WaitForNotification(wctx)
-		polled := wctx.Err() != nil && ctx.Err() == nil // no NOTIFY for pgWatchPoll: read anyway
+		polled := wctx.Err() != nil && ctx.Err() == nil // no NOTIFY for poll: read anyway
 		cancel()
 		if err != nil && !polled {
-			return err
+			return fallback, err
 		}
 		rctx, cancel := context.WithTimeout(ctx, b.timeout)
-		err = w.catchUp(rctx, conn, b.schema, cur)
+		err = w.catchUp(rctx, conn, b, cur)
 		cancel()
-		if err != nil {
-			return err
+		switch {
+		case err != nil:
+			return fallback, err
+		case standby && !b.follow.state().Standby:
+			return fallback, errFollowAgain // promoted: listen to it
+		case fallback && time.Since(began) > pgFallbackFor:
+			return fallback, errFollowAgain
 		}
 	}
+}
+
+// pgStandbyPoll is how often the listener reads the history on a
+// standby, where no NOTIFY tells it to.
+const pgStandbyPoll = 200 * time.Millisecond
+
+// followReady makes sure the schema is there before the history is
+// followed on conn: migrated through the primary's pool, or, while the
+// primary is away, found at this code's version on conn's server.
+func (b *Backend) followReady(ctx context.Context, conn *pgx.Conn) error {
+	if b.migrated.Load() || b.readsMigrated.Load() {
+		return nil
+	}
+	err := b.ready(ctx)
+	if err == nil {
+		return nil
+	}
+	var version int
+	if conn.QueryRow(ctx, pgSQL(b.schema, "SELECT version FROM @.schema_version")).Scan(&version) == nil && version == len(pgMigrations) {
+		return nil
+	}
+	return err
 }
 
 // pgListenerName is the application_name of the listeners' connections.
@@ -193,8 +280,10 @@ type pgCursor struct {
 	xmax    string   // the first transaction id that read could not see, and all after it
 }
 
-// catchUp reads the changes since cur and tells the watchers.
-func (w *pgWatch) catchUp(ctx context.Context, conn *pgx.Conn, schema string, cur *pgCursor) error {
+// catchUp reads the changes since cur and tells the watchers, and notes
+// what it saw of the server in b.follow.
+func (w *pgWatch) catchUp(ctx context.Context, conn *pgx.Conn, b *Backend, cur *pgCursor) error {
+	schema := b.schema
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return err
@@ -205,14 +294,18 @@ func (w *pgWatch) catchUp(ctx context.Context, conn *pgx.Conn, schema string, cu
 		topXid, xmax string
 		running      []string
 		lastXid      *string // the transaction of the record cur.seq, nil if there is none
+		server       pgServerState
 	)
 	if err := tx.QueryRow(ctx, pgSQL(schema, `SELECT coalesce(max(seq), 0), coalesce((array_agg(xid::text ORDER BY seq DESC))[1], ''),
 		ARRAY(SELECT x::text FROM pg_snapshot_xip(pg_current_snapshot()) x),
 		pg_snapshot_xmax(pg_current_snapshot())::text,
-		(SELECT xid::text FROM @.history WHERE seq = $1)
-		FROM (SELECT seq, xid FROM @.history ORDER BY seq DESC LIMIT 1) top`), cur.seq).Scan(&top, &topXid, &running, &xmax, &lastXid); err != nil {
+		(SELECT xid::text FROM @.history WHERE seq = $1),
+		`+pgServerStateSQL+`
+		FROM (SELECT seq, xid FROM @.history ORDER BY seq DESC LIMIT 1) top`), cur.seq).Scan(&top, &topXid, &running, &xmax, &lastXid,
+		&server.Standby, &server.ReplayLag, &server.Receiving); err != nil {
 		return err
 	}
+	defer func() { b.follow.readAt(b.schema, server, cur.seq) }()
 	next := pgCursor{read: true, seq: top, topXid: topXid, running: running, xmax: xmax}
 	if !cur.read || top < cur.seq || cur.seq > 0 && (lastXid == nil || *lastXid != cur.topXid) {
 		// The first read, which cannot vouch for lookups made before it,

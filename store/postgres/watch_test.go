@@ -98,7 +98,7 @@ func TestPostgresListenerReconnectsWithThePool(t *testing.T) {
 	c := testkit.StartPostgres(t)
 	dsn := c.CreateDB(t)
 	a := newNode(t, dsn)
-	b, err := newPGBackend(dsn, DefaultSchema, 0, time.Second, zap.NewNop())
+	b, err := newPGBackend(dsn, "", DefaultSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestPostgresListenerStalled(t *testing.T) {
 	a := newNode(t, dsn)
 	p := newStallProxy(t, fmt.Sprintf("127.0.0.1:%d", c.Port))
 	bdsn := strings.Replace(dsn, fmt.Sprintf(":%d/", c.Port), fmt.Sprintf(":%d/", p.ln.Addr().(*net.TCPAddr).Port), 1)
-	b, err := newPGBackend(bdsn, DefaultSchema, 0, time.Second, zap.NewNop())
+	b, err := newPGBackend(bdsn, "", DefaultSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestPostgresTableOnlyRole(t *testing.T) {
 		}
 	}
 	rdsn := strings.Replace(dsn, "postgres://ark@", "postgres://"+role+"@", 1)
-	b, err := newPGBackend(rdsn, DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
+	b, err := newPGBackend(rdsn, "", DefaultSchema, 0, defaultPGTimeout, zap.NewNop())
 	if err != nil {
 		t.Fatalf("a node as a role with the table privileges it needs: %v", err)
 	}
@@ -351,7 +351,7 @@ func TestPostgresTableOnlyRole(t *testing.T) {
 // recorded as down: the log and caddy_ark_postgres_up say what happened.
 func TestPostgresWriteBehindALockIsBusyNotDown(t *testing.T) {
 	dsn := testkit.SharedPostgres(t).CreateDB(t)
-	b, err := newPGBackend(dsn, DefaultSchema, 0, time.Second, zap.NewNop())
+	b, err := newPGBackend(dsn, "", DefaultSchema, 0, time.Second, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
