@@ -29,6 +29,7 @@ func ReadXML(r io.Reader, fn func(*anvl.Record) error) error {
 		text    strings.Builder
 		raw     bool // the element has child elements: its value is raw XML
 		records bool // inside <records>
+		seen    bool // <records> was there
 	)
 	fail := func(format string, args ...any) error {
 		line, _ := d.InputPos()
@@ -38,7 +39,7 @@ func ReadXML(r io.Reader, fn func(*anvl.Record) error) error {
 		before := d.InputOffset()
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
-			if !records {
+			if !seen {
 				return fail("no <records> element: not EZID's XML download format")
 			}
 			return nil
@@ -74,8 +75,8 @@ func ReadXML(r io.Reader, fn func(*anvl.Record) error) error {
 				}
 				line, _ := d.InputPos()
 				rec = &anvl.Record{ID: strings.TrimSpace(id), Line: line}
-			case t.Name.Local == "records":
-				records = true
+			case t.Name.Local == "records" && !seen:
+				records, seen = true, true
 			default:
 				return fail("<%s>: EZID's XML download is a <records> document", t.Name.Local)
 			}
