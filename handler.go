@@ -26,6 +26,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return h.serveAPI(w, r, route, rest)
 		}
 	}
+	if op, rest, ok := h.ezid.Route(r); ok {
+		return h.ezid.Serve(w, r, op, rest, handlerSite{h})
+	}
 	if h.OAI != nil && r.URL.Path == h.OAI.Path {
 		return h.OAI.Serve(w, r, oaiSite{h})
 	}

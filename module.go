@@ -26,6 +26,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/console"
+	"github.com/caddy-ark/caddy-ark/ezid"
 	"github.com/caddy-ark/caddy-ark/info"
 	"github.com/caddy-ark/caddy-ark/internal/logsum"
 	"github.com/caddy-ark/caddy-ark/mint"
@@ -244,6 +245,7 @@ type Handler struct {
 	stores    handlerStore
 	minters   mint.Minters
 	console   *console.Console // the API's console, when it has one
+	ezid      *ezid.Server     // the API's EZID API, when it has one
 	stats     handlerStats
 	checks    handlerChecks
 	machine   machineReadable
@@ -279,6 +281,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		if err := h.API.Provision(); err != nil {
 			return err
 		}
+		h.ezid = ezid.New(h.API)
 		if h.API.UI != nil {
 			// The console is named by its API's prefix and its store:
 			// consoles under the same prefix of the same store act on the

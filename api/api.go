@@ -52,6 +52,10 @@ type API struct {
 	// same route, and what each may do. Off when absent: keys only.
 	People *People `json:"people,omitempty"`
 
+	// EZID's API, version 2, beside this one, for clients written for
+	// EZID. Off when absent.
+	EZID *EZID `json:"ezid,omitempty"`
+
 	people *people            // People compiled; nil when off
 	keys   map[string]*apiKey // by the SHA-256 hash of the key
 	byName map[string]*apiKey
@@ -109,6 +113,11 @@ func (a *API) Provision() error {
 		}
 		a.byName[k.Name] = c
 		a.keys[hash] = c
+	}
+	if a.EZID != nil {
+		if err := a.EZID.check(); err != nil {
+			return err
+		}
 	}
 	if a.UI != nil {
 		return a.UI.check()

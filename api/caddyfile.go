@@ -15,7 +15,7 @@ import (
 // subdirectives and uiSubdirectives are the api block's and its ui
 // block's subdirectives.
 var (
-	subdirectives   = []string{"key", "key_file", "max_body", "in_place", "ui", "people", "person", "group"}
+	subdirectives   = []string{"key", "key_file", "max_body", "in_place", "ui", "people", "person", "group", "ezid"}
 	uiSubdirectives = []string{"session", "secret_file"}
 )
 
@@ -33,6 +33,9 @@ var (
 //		people basic_auth | header <user-header> [groups <groups-header>]
 //		person <name> <scope>...
 //		group <name> <scope>...
+//		ezid [<path>] {
+//			session <duration>
+//		}
 //	}
 //
 // checking each key as it is read. A relative key_file or secret_file is
@@ -110,6 +113,15 @@ func (a *API) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			a.UI = ui
+		case "ezid":
+			if a.EZID != nil {
+				return d.Err("api: ezid: given twice")
+			}
+			e, err := unmarshalEZID(d)
+			if err != nil {
+				return err
+			}
+			a.EZID = e
 		default:
 			return d.Errf("api: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), subdirectives))
 		}

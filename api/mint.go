@@ -115,6 +115,13 @@ func (ss *session) mint(ctx context.Context, sh shoulder, n int, bind *BindReque
 	if err != nil {
 		return nil, callError(err)
 	}
+	return ss.mintWith(ctx, sh, n, build)
+}
+
+// mintWith mints n names under sh, each stored with the binding build
+// makes for it (nil: reserved with no target), and returns them; names
+// minted before a refusal are returned with it.
+func (ss *session) mintWith(ctx context.Context, sh shoulder, n int, build func(key string) (store.Binding, error)) ([]string, *apiError) {
 	keys, err := ss.site.Mint(ctx, sh.name, n, ss.key.name, build)
 	countWrites(ss.key.name, len(keys))
 	var refusal *apiError
@@ -191,4 +198,44 @@ func (ss *session) mintableNames(ctx context.Context, sh shoulder, n int) ([]str
 		return nil, storeError(m.Shoulder, err)
 	}
 	return []string{m.Key(next), m.Key(next + uint64(n) - 1)}, nil
+}
+
+// MintBound mints one name under shoulder (as Mint takes it) for who and
+// stores it with the binding that build makes for the name's key, checked
+// as Edit checks a binding (a name reserved with a target and metadata
+// may be stored). A refusal of build stops the mint before the name is
+// stored; ErrorStatus gives its status when it is not build's own error,
+// which is returned as it is. EZID's API mints so.
+func (a *API) MintBound(ctx context.Context, s Site, who *Caller, shoulder string, build func(key string) (*store.Binding, error)) (string, error) {
+	ss, err := a.session(s, who)
+	if err != nil {
+		return "", err
+	}
+	sh, err := parseShoulder(shoulder)
+	if err != nil {
+		return "", err
+	}
+	if err := ss.mayMint(sh); err != nil {
+		return "", err
+	}
+	var buildErr error
+	keys, refusal := ss.mintWith(ctx, sh, 1, func(key string) (store.Binding, error) {
+		b, err := build(key)
+		if err != nil {
+			buildErr = err
+			return store.Binding{}, refuse(http.StatusBadRequest, "%v", err)
+		}
+		checked, err := a.checkStored(key, b)
+		if err != nil {
+			return store.Binding{}, err
+		}
+		return *checked, nil
+	})
+	switch {
+	case buildErr != nil:
+		return "", buildErr
+	case refusal != nil:
+		return "", refusal
+	}
+	return keys[0], nil
 }

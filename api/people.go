@@ -181,8 +181,28 @@ func (a *API) Person(r *http.Request) (who *Caller, signedIn bool, err error) {
 	if name == "" {
 		return nil, false, nil
 	}
+	who, err = p.caller(name, groups)
+	return who, true, err
+}
+
+// PersonNamed returns the person name, a member of groups, as a caller,
+// as if the site's authentication signed them in now: EZID's session
+// cookie, made when the authentication signed them in, names them so.
+// Their scopes are those of the configuration of the moment: a person the
+// API block no longer gives access is refused, 403, as Person refuses
+// them.
+func (a *API) PersonNamed(name string, groups []string) (*Caller, error) {
+	if a.people == nil {
+		return nil, refuse(http.StatusForbidden, "this API has no people")
+	}
+	return a.people.caller(name, strings.Join(groups, ","))
+}
+
+// caller returns the person name, a member of groups (separated by
+// commas), as a caller with their scopes.
+func (p *people) caller(name, groups string) (*Caller, error) {
 	if !validPersonName(name) {
-		return nil, true, refuse(http.StatusForbidden, "the site's authentication names a person %q that cannot be recorded as a writer (empty, longer than %d bytes, or with spaces)", name, maxPersonName)
+		return nil, refuse(http.StatusForbidden, "the site's authentication names a person %q that cannot be recorded as a writer (empty, longer than %d bytes, or with spaces)", name, maxPersonName)
 	}
 	k := &apiKey{name: PersonPrefix + name, person: true}
 	if scopes, ok := p.persons[name]; ok {
@@ -199,10 +219,10 @@ func (a *API) Person(r *http.Request) (who *Caller, signedIn bool, err error) {
 		}
 	}
 	if len(k.scopes) == 0 {
-		return nil, true, refuse(http.StatusForbidden, "person %s has no access here: the api block gives access neither to them (person %s <scope>...) nor to a group of theirs", name, name)
+		return nil, refuse(http.StatusForbidden, "person %s has no access here: the api block gives access neither to them (person %s <scope>...) nor to a group of theirs", name, name)
 	}
 	k.groups = member
-	return &Caller{k}, true, nil
+	return &Caller{k}, nil
 }
 
 // who names the caller in a refusal: "key <name>", or "person:<name>".

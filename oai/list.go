@@ -111,8 +111,8 @@ func (src *sources) storeItems(ctx context.Context, after uint64, w window, pref
 				return nil, err
 			}
 			for i, b := range bs {
-				if b == nil || b.Version != cands[i].New.Version || b.Status == 0 {
-					continue // changed since, or minted and not bound
+				if b == nil || b.Version != cands[i].New.Version || b.Status == 0 || store.Unexported(b.Meta) {
+					continue // changed since, minted and not bound, or kept out (_export: no)
 				}
 				if !src.inTable(b.Key) {
 					items = append(items, storeItem(b, cands[i].Seq))
@@ -148,7 +148,7 @@ func (src *sources) tableItems(start int, w window, prefix string, n int) []item
 	var items []item
 	pos := start
 	for key, a := range src.table.From(start) {
-		if strings.HasPrefix(key, prefix) {
+		if strings.HasPrefix(key, prefix) && !store.Unexported(a.Meta) {
 			if items = append(items, tableItem(key, a, stamp, pos)); len(items) == n {
 				break
 			}
@@ -175,10 +175,14 @@ func (src *sources) size(c *cursor) int {
 }
 
 // find returns the record of key, false when there is none (a minted
-// name not bound yet is none).
+// name not bound yet is none, and so is one kept out of OAI-PMH by
+// "_export: no").
 func (src *sources) find(ctx context.Context, key string) (item, bool, error) {
 	if src.table != nil {
 		if a, ok := src.table.Lookup(key); ok {
+			if store.Unexported(a.Meta) {
+				return item{}, false, nil
+			}
 			return tableItem(key, a, src.tableTime.UTC().Truncate(time.Second), 0), true, nil
 		}
 	}
@@ -189,7 +193,7 @@ func (src *sources) find(ctx context.Context, key string) (item, bool, error) {
 	if err != nil {
 		return item{}, false, err
 	}
-	if len(bs) == 0 || bs[0] == nil || bs[0].Status == 0 {
+	if len(bs) == 0 || bs[0] == nil || bs[0].Status == 0 || store.Unexported(bs[0].Meta) {
 		return item{}, false, nil
 	}
 	return storeItem(bs[0], 0), true, nil
@@ -217,7 +221,7 @@ func (src *sources) sets(ctx context.Context) ([]set, error) {
 	}
 	if l, ok := src.store.(store.Lister); ok && src.store != nil {
 		err := l.List(ctx, store.ListQuery{}, func(b *store.Binding) error {
-			if b.Status != 0 {
+			if b.Status != 0 && !store.Unexported(b.Meta) {
 				add(b.Key)
 			}
 			return nil

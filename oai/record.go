@@ -29,8 +29,13 @@ func tableItem(key string, a *table.Assignment, stamp time.Time, pos int) item {
 }
 
 func storeItem(b *store.Binding, seq uint64) item {
-	return item{key: b.Key, target: b.Target, status: b.Status, meta: b.Meta, reason: b.Reason,
+	it := item{key: b.Key, target: b.Target, status: b.Status, meta: b.Meta, reason: b.Reason,
 		datestamp: b.Updated.UTC().Truncate(time.Second), seq: seq}
+	if reason, ok := b.Unavailable(); ok {
+		// EZID's "unavailable": a tombstone, as the resolver answers it.
+		it.status, it.reason = http.StatusGone, reason
+	}
+	return it
 }
 
 // deleted reports whether the record is a withdrawn identifier's.

@@ -118,17 +118,22 @@ func (rs *Resolver) storeLookup(ctx context.Context, keys []string) ([]*table.As
 }
 
 // assignmentOf returns b as the resolver reads it. A withdrawn binding's
-// reason becomes the "reason" of its metadata, where ?info shows it.
+// reason becomes the "reason" of its metadata, where ?info shows it. A
+// binding that EZID's "_status" says is unavailable (store.StatusMeta)
+// is answered as a tombstone, with its reason, though its target is kept.
 func assignmentOf(b *store.Binding) *table.Assignment {
-	meta := b.Meta
-	if b.Reason != "" && meta["reason"] == "" {
+	meta, status, reason := b.Meta, b.Status, b.Reason
+	if r, ok := b.Unavailable(); ok {
+		status, reason = http.StatusGone, r
+	}
+	if reason != "" && meta["reason"] == "" {
 		meta = maps.Clone(meta)
 		if meta == nil {
 			meta = map[string]string{}
 		}
-		meta["reason"] = b.Reason
+		meta["reason"] = reason
 	}
-	return &table.Assignment{Target: urlpath.WithRootPath(b.Target), Status: b.Status, Passthrough: b.Passthrough, Meta: meta}
+	return &table.Assignment{Target: urlpath.WithRootPath(b.Target), Status: status, Passthrough: b.Passthrough, Meta: meta}
 }
 
 // minted answers a name that was minted but is not bound yet.

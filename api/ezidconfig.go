@@ -1,0 +1,85 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
+	"github.com/caddy-ark/caddy-ark/internal/suggest"
+)
+
+// EZID turns on EZID's API, version 2, for the site's identifiers, beside
+// this API and as one more caller of it: the same people, scopes,
+// checks and history. The ezid package serves it; docs/moving-from-ezid.md
+// describes it.
+type EZID struct {
+	// The path under which EZID's API answers (<path>/id/<identifier>,
+	// <path>/shoulder/<shoulder>, <path>/login, ...): "" for the site's
+	// root, where EZID's clients expect it, or a path such as /ezid.
+	Path string `json:"path,omitempty"`
+
+	// How long a session cookie of <path>/login stays valid, as EZID's
+	// does: default 7 days.
+	Session caddy.Duration `json:"session,omitempty"`
+}
+
+// DefaultEZIDSession is how long an EZID session lasts by default, as
+// EZID's server keeps one.
+const DefaultEZIDSession = 7 * 24 * time.Hour
+
+// SessionLength returns how long a session lasts.
+func (e *EZID) SessionLength() time.Duration {
+	if e.Session <= 0 {
+		return DefaultEZIDSession
+	}
+	return time.Duration(e.Session)
+}
+
+// check checks the path.
+func (e *EZID) check() error {
+	if e.Path == "" {
+		return nil
+	}
+	if !strings.HasPrefix(e.Path, "/") || strings.HasSuffix(e.Path, "/") || isARKOrURNPath(e.Path) {
+		return fmt.Errorf("api: ezid %q: give no path (the site's root) or one such as /ezid, starting with / and not ending with one, not an identifier's", e.Path)
+	}
+	return nil
+}
+
+// ezidSubdirectives are the ezid block's subdirectives.
+var ezidSubdirectives = []string{"session"}
+
+// unmarshalEZID reads the api block's ezid [<path>] [{ session <duration> }].
+func unmarshalEZID(d *caddyfile.Dispenser) (*EZID, error) {
+	e := &EZID{}
+	if d.NextArg() {
+		e.Path = d.Val()
+		if d.NextArg() {
+			return nil, d.Errf("api: ezid: want at most one path, got %q too", d.Val())
+		}
+	}
+	if err := e.check(); err != nil {
+		return nil, d.Err(err.Error())
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "session":
+			var s string
+			if err := caddyfileargs.One(d, &s); err != nil {
+				return nil, err
+			}
+			dur, err := caddy.ParseDuration(s)
+			if err != nil || dur < time.Minute {
+				return nil, d.Errf("api: ezid: session: %q is not a length of time of 1m or more, such as 168h", s)
+			}
+			e.Session = caddy.Duration(dur)
+		default:
+			return nil, d.Errf("api: ezid: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), ezidSubdirectives))
+		}
+	}
+	return e, nil
+}

@@ -1,0 +1,104 @@
+package ezid
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/caddy-ark/caddy-ark/api"
+)
+
+// Server answers EZID's API for one site, as one more caller of the site's
+// API: every read and write is a call of the API's core (api.API.Look,
+// Edit, MintBound) with the caller that the request's credentials name.
+type Server struct {
+	api  *api.API
+	path string // "" for the site's root
+}
+
+// New returns the server of a's EZID API; nil when a has none.
+func New(a *api.API) *Server {
+	if a == nil || a.EZID == nil {
+		return nil
+	}
+	return &Server{api: a, path: a.EZID.Path}
+}
+
+// The operations of EZID's API, the first segment of a request's path
+// after the server's path.
+const (
+	opID       = "id"
+	opShoulder = "shoulder"
+	opLogin    = "login"
+	opLogout   = "logout"
+	opStatus   = "status"
+)
+
+// Route returns the operation that r asks of EZID's API and the rest of
+// its path, decoded (the identifier or shoulder); ok is false when r is
+// not for EZID's API, or s is nil (no EZID API).
+func (s *Server) Route(r *http.Request) (op, rest string, ok bool) {
+	if s == nil {
+		return "", "", false
+	}
+	p, ok := strings.CutPrefix(r.URL.Path, s.path+"/")
+	if !ok {
+		return "", "", false
+	}
+	op, rest, hasRest := strings.Cut(p, "/")
+	switch op {
+	case opID, opShoulder:
+		return op, rest, hasRest
+	case opLogin, opLogout, opStatus:
+		return op, "", !hasRest
+	}
+	return "", "", false
+}
+
+// Serve answers a request of EZID's API on site: op and rest are what
+// Route returned.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, op, rest string, site api.Site) error {
+	c := &call{s: s, w: w, r: r, site: site}
+	switch op {
+	case opStatus:
+		return c.status()
+	case opLogin:
+		return c.login()
+	case opLogout:
+		return c.logout()
+	case opShoulder:
+		if r.Method != http.MethodPost {
+			return c.answer(errMethodNotAllowed)
+		}
+		return c.mint(rest)
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		return c.get(rest)
+	case http.MethodPut:
+		return c.create(rest)
+	case http.MethodPost:
+		return c.update(rest)
+	case http.MethodDelete:
+		return c.delete(rest)
+	}
+	return c.answer(errMethodNotAllowed)
+}
+
+// call is one request of EZID's API.
+type call struct {
+	s    *Server
+	w    http.ResponseWriter
+	r    *http.Request
+	site api.Site
+}
+
+// status answers GET status: EZID is up.
+func (c *call) status() error {
+	if c.r.Method != http.MethodGet && c.r.Method != http.MethodHead {
+		return c.answer(errMethodNotAllowed)
+	}
+	if err := c.options(map[string][]string{"subsystems": nil, "detailed": {"yes", "no"}}); err != nil {
+		return c.answer(err)
+	}
+	return c.success("EZID is up", http.StatusOK, nil)
+}
