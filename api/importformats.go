@@ -52,7 +52,7 @@ func (ss *session) importSource(ctx context.Context, body io.Reader, format stri
 	)
 	go func() {
 		defer close(bindings)
-		_, readErr = importer.Bindings(plain, "body", importer.Options{Format: format}, &problems, func(b *store.Binding) error {
+		_, readErr = importer.Bindings(plain, "body", importer.Options{Format: format, EZIDBinding: ss.a.EZIDBinding}, &problems, func(b *store.Binding) error {
 			if err := ss.checkImported(b); err != nil {
 				return err
 			}

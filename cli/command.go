@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/ezid"
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -221,6 +222,7 @@ differently in the store, keeps nothing.
 		opts.Encoding, _ = cmd.Flags().GetString("encoding")
 		opts.Verbose, _ = cmd.Flags().GetBool("verbose")
 		opts.SkipTestARKs, _ = cmd.Flags().GetBool("skip-test-arks")
+		opts.EZIDBinding = ezid.ImportBinding
 		output, _ := cmd.Flags().GetString("output")
 		dsn, _ := cmd.Flags().GetString("postgres")
 		schema, _ := cmd.Flags().GetString("schema")

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-ark/caddy-ark/ezid"
 	"github.com/caddy-ark/caddy-ark/ezid/anvl"
 	"github.com/caddy-ark/caddy-ark/ezid/download"
 	"github.com/caddy-ark/caddy-ark/store"
@@ -20,9 +19,10 @@ import (
 
 // EZID's batch downloads (the API document's "Batch download") are read
 // as records of EZID elements, each made a binding by the ezid package's
-// mapping as an import of EZID's own records (trusted: _created,
-// _updated and _ownergroup are kept, and a new identifier may be
-// reserved or unavailable). A reserved identifier stays reserved in a
+// mapping (Options.EZIDBinding, ezid.ImportBinding: an import of EZID's
+// own records, so _created, _updated and _ownergroup are kept, and a new
+// identifier may be reserved or unavailable). The importer does not
+// import the ezid package, which serves EZID's API on the api package. A reserved identifier stays reserved in a
 // store (Status 0, never resolved, never minted again); a table, which
 // has no reserved state, leaves it out and counts it.
 
@@ -59,15 +59,15 @@ func readEZIDXML(r io.Reader, row func(sourceRow)) error {
 	return err
 }
 
-// ezidRow makes the row of one EZID record: the binding ezid.Apply makes
-// of its elements for a new identifier, trusted as EZID's own. _created
-// and _updated in ISO 8601 (a download with convertTimestamps=yes) are
-// read as the Unix seconds EZID keeps.
+// ezidRow makes the row of one EZID record: its elements, which take
+// makes a binding with Options.EZIDBinding. _created and _updated in ISO
+// 8601 (a download with convertTimestamps=yes) are read as the Unix
+// seconds EZID keeps.
 func ezidRow(rec *anvl.Record) sourceRow {
 	r := sourceRow{line: rec.Line, id: rec.ID}
 	elems := make([]anvl.Element, 0, len(rec.Elements))
 	for _, e := range rec.Elements {
-		if (e.Name == ezid.CreatedElement || e.Name == ezid.UpdatedElement) && e.Value != "" {
+		if (e.Name == "_created" || e.Name == "_updated") && e.Value != "" {
 			secs, err := unixSeconds(e.Value)
 			if err != nil {
 				r.err = fmt.Errorf("%s: %s %q: %v", rec.ID, e.Name, e.Value, err)
@@ -77,12 +77,7 @@ func ezidRow(rec *anvl.Record) sourceRow {
 		}
 		elems = append(elems, e)
 	}
-	b, err := ezid.Apply(nil, rec.ID, elems, ezid.Writer{Trusted: true})
-	if err != nil {
-		r.err = fmt.Errorf("%s: %v", rec.ID, err)
-		return r
-	}
-	r.ezid = b
+	r.ezidElements = elems
 	return r
 }
 
@@ -111,7 +106,15 @@ const skipReserved = "reserved in EZID: a table has no reserved state; import in
 // answer yet), so that its identifier, and a conflict with an equivalent
 // one, are refused as in a table.
 func (im *importer) takeEZID(row sourceRow) {
-	b := row.ezid
+	if im.ezidBinding == nil {
+		im.problem(row.line, errors.New("EZID's records cannot be read here: no mapping of EZID's elements was given"))
+		return
+	}
+	b, err := im.ezidBinding(row.id, row.ezidElements)
+	if err != nil {
+		im.problem(row.line, fmt.Errorf("%s: %v", row.id, err))
+		return
+	}
 	e := table.Entry{ID: importID(row.id), Target: b.Target, Status: b.Status, Meta: b.Meta}
 	if !b.Passthrough {
 		e.Passthrough = new(bool)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/ezid/anvl"
 	"github.com/caddy-ark/caddy-ark/normalize"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -33,12 +34,12 @@ type sourceRow struct {
 	// nil for none, empty when the source wrote an empty object.
 	passthrough *bool
 	meta        map[string]string
-	// ezid is the binding an EZID record makes (see ezidRow), in place
-	// of the fields above.
-	ezid *store.Binding
-	err  error  // why the line cannot be imported
-	skip string // why the line is left out, when that is not an error: a kind, counted in the summary
-	note string // something to tell about the line, which is not a row
+	// ezidElements are the elements of an EZID record (see ezidRow),
+	// which stand for the fields above.
+	ezidElements []anvl.Element
+	err          error  // why the line cannot be imported
+	skip         string // why the line is left out, when that is not an error: a kind, counted in the summary
+	note         string // something to tell about the line, which is not a row
 }
 
 // format reads rows from r, calling row for each. It returns an error
@@ -66,6 +67,10 @@ type Options struct {
 	// and invalid ARKs (as in an EZID download), counting them, instead
 	// of refusing them.
 	SkipTestARKs bool
+	// EZIDBinding makes the binding of an identifier of EZID's downloads
+	// (the formats anvl and xml, and csv with an _id column) from its
+	// elements: ezid.ImportBinding. Without it they are refused.
+	EZIDBinding func(id string, elems []anvl.Element) (*store.Binding, error)
 }
 
 // Check refuses a format or an encoding that Convert does not know, with
@@ -104,10 +109,12 @@ type importer struct {
 	// sink, when set, takes each binding in place of out (an import
 	// into a store): EZID's reserved identifiers are kept.
 	sink func(*store.Binding) error
+	// ezidBinding is Options.EZIDBinding.
+	ezidBinding func(id string, elems []anvl.Element) (*store.Binding, error)
 }
 
 func newImporter(name string, out, errOut io.Writer, opts Options) *importer {
-	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut, verbose: opts.Verbose, skipTest: opts.SkipTestARKs, skipped: map[string]int{}}
+	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut, verbose: opts.Verbose, skipTest: opts.SkipTestARKs, skipped: map[string]int{}, ezidBinding: opts.EZIDBinding}
 	im.b.StartLinedSource(name)
 	im.enc = json.NewEncoder(&im.buf)
 	im.enc.SetEscapeHTML(false)
@@ -144,7 +151,7 @@ func (im *importer) take(row sourceRow) {
 		}
 		return
 	}
-	if row.ezid != nil {
+	if row.ezidElements != nil {
 		im.takeEZID(row)
 		return
 	}
