@@ -64,8 +64,8 @@ func download(t *testing.T, form url.Values, requestor string) string {
 		rq.Select.Owners = []string{requestor}
 	}
 	dir := t.TempDir()
-	j := &job{rq: rq, name: FileName("f", rq.Format, rq.Compression)}
-	if _, err := j.write(context.Background(), dir, source, time.Now()); err != nil {
+	j := &job{rq: rq, src: source, name: FileName("f", rq.Format, rq.Compression)}
+	if _, err := j.write(context.Background(), dir, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, j.name)
@@ -249,11 +249,11 @@ func (accounts) MayDownload(requestor, name string, group bool) bool {
 // someone else's identifiers is forbidden.
 func TestServiceAnswersWhenReady(t *testing.T) {
 	release := make(chan struct{})
-	svc := &Service{Dir: t.TempDir(), Accounts: accounts{}, Logger: zap.NewNop(),
-		Source: func(ctx context.Context, fn func(*anvl.Record) error) error {
-			<-release
-			return source(ctx, fn)
-		}}
+	svc := &Service{Dir: t.TempDir(), Logger: zap.NewNop()}
+	blocked := func(ctx context.Context, fn func(*anvl.Record) error) error {
+		<-release
+		return source(ctx, fn)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := svc.Start(ctx); err != nil {
@@ -262,7 +262,7 @@ func TestServiceAnswersWhenReady(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/download_request", func(w http.ResponseWriter, r *http.Request) {
 		user, _, _ := r.BasicAuth()
-		svc.ServeRequest(w, r, user, "http://"+r.Host)
+		svc.ServeRequest(w, r, user, "http://"+r.Host, accounts{}, blocked)
 	})
 	mux.HandleFunc("/download/{name}", func(w http.ResponseWriter, r *http.Request) { svc.ServeFile(w, r, r.PathValue("name")) })
 	srv := httptest.NewServer(mux)

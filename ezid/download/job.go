@@ -23,9 +23,11 @@ type Source func(ctx context.Context, fn func(*anvl.Record) error) error
 // week.
 const Retention = 7 * 24 * time.Hour
 
-// job is a download to write: the request, for whom, and its file's name.
+// job is a download to write: the request, its records, and its file's
+// name.
 type job struct {
 	rq   *Request
+	src  Source
 	name string // the file's name in the directory
 }
 
@@ -44,7 +46,7 @@ func newName() string {
 // write writes the download of j to dir: to a file of its own, renamed to
 // the download's name once complete, so that the name answers only a
 // complete download. Memory does not grow with the download's size.
-func (j *job) write(ctx context.Context, dir string, src Source, now time.Time) (n int, err error) {
+func (j *job) write(ctx context.Context, dir string, now time.Time) (n int, err error) {
 	part, err := os.CreateTemp(dir, ".part-*")
 	if err != nil {
 		return 0, err
@@ -67,7 +69,7 @@ func (j *job) write(ctx context.Context, dir string, src Source, now time.Time) 
 	if err != nil {
 		return 0, err
 	}
-	err = src(ctx, func(r *anvl.Record) error {
+	err = j.src(ctx, func(r *anvl.Record) error {
 		if !j.rq.Select.Selects(r) {
 			return nil
 		}

@@ -30,14 +30,13 @@ type Accounts interface {
 var ErrForbidden = errors.New("forbidden")
 
 // Service runs download requests: each is queued, and written, one at a
-// time, to Dir, where it appears under its name when complete.
+// time, to Dir, where it appears under its name when complete. Each
+// request brings its Source (the store, as its requestor may read it) and
+// Accounts, so that one Service may serve the requests of several sites
+// and configurations.
 type Service struct {
 	// Dir is where the downloads are written and kept (Retention).
 	Dir string
-	// Source gives the records of the store.
-	Source Source
-	// Accounts checks the owner and ownergroup parameters.
-	Accounts Accounts
 	// Logger says when a download is ready (with the addresses of its
 	// notify parameter) or failed.
 	Logger *zap.Logger
@@ -85,7 +84,7 @@ func (s *Service) Start(ctx context.Context) error {
 // run writes the download of j.
 func (s *Service) run(ctx context.Context, j *job) {
 	start := time.Now()
-	n, err := j.write(ctx, s.Dir, s.Source, start)
+	n, err := j.write(ctx, s.Dir, start)
 	if err != nil {
 		s.Logger.Error("batch download failed", zap.String("file", j.name), zap.Error(err))
 		return
@@ -94,31 +93,32 @@ func (s *Service) run(ctx context.Context, j *job) {
 		zap.Duration("took", time.Since(start)), zap.Strings("notify", j.rq.Notify))
 }
 
-// Submit queues the download that form asks for requestor and returns
-// the name of its file. It refuses a bad request with a *BadRequest, an
-// owner or group the requestor may not download with ErrForbidden.
-func (s *Service) Submit(form url.Values, requestor string) (string, error) {
+// Submit queues the download that form asks for requestor, of the records
+// of src, and returns the name of its file. It refuses a bad request with
+// a *BadRequest, an owner or group the requestor may not download (acc)
+// with ErrForbidden.
+func (s *Service) Submit(form url.Values, requestor string, acc Accounts, src Source) (string, error) {
 	rq, err := ParseRequest(form)
 	if err != nil {
 		return "", err
 	}
 	for _, o := range rq.Owners {
-		if !s.Accounts.Known(o, false) {
+		if !acc.Known(o, false) {
 			return "", &BadRequest{"parameter 'owner': no such user"}
 		}
 	}
 	for _, g := range rq.OwnerGroups {
-		if !s.Accounts.Known(g, true) {
+		if !acc.Known(g, true) {
 			return "", &BadRequest{"parameter 'ownergroup': no such group"}
 		}
 	}
 	for _, o := range rq.Owners {
-		if !s.Accounts.MayDownload(requestor, o, false) {
+		if !acc.MayDownload(requestor, o, false) {
 			return "", ErrForbidden
 		}
 	}
 	for _, g := range rq.OwnerGroups {
-		if !s.Accounts.MayDownload(requestor, g, true) {
+		if !acc.MayDownload(requestor, g, true) {
 			return "", ErrForbidden
 		}
 	}
@@ -126,7 +126,7 @@ func (s *Service) Submit(form url.Values, requestor string) (string, error) {
 	if len(rq.Owners)+len(rq.OwnerGroups) == 0 {
 		rq.Select.Owners = []string{requestor}
 	}
-	j := &job{rq: rq, name: FileName(newName(), rq.Format, rq.Compression)}
+	j := &job{rq: rq, src: src, name: FileName(newName(), rq.Format, rq.Compression)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.queue == nil {
@@ -141,10 +141,11 @@ func (s *Service) Submit(form url.Values, requestor string) (string, error) {
 }
 
 // ServeRequest answers POST /download_request for requestor, who is
-// authenticated: "success: <base>/download/<file>" (text/plain), or
-// EZID's error line with its status. base is the URL of the EZID API
-// (https://ezid.example.org, or the path it is served under).
-func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor, base string) {
+// authenticated, of the records of src (see Submit): "success:
+// <base>/download/<file>" (text/plain), or EZID's error line with its
+// status. base is the URL of the EZID API (https://ezid.example.org, or
+// the path it is served under).
+func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor, base string, acc Accounts, src Source) {
 	if r.Method != http.MethodPost {
 		statusLine(w, http.StatusMethodNotAllowed, "error: method not allowed")
 		return
@@ -158,7 +159,7 @@ func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor
 		statusLine(w, http.StatusBadRequest, "error: bad request - "+oneLine(err.Error()))
 		return
 	}
-	name, err := s.Submit(r.PostForm, requestor)
+	name, err := s.Submit(r.PostForm, requestor, acc, src)
 	var bad *BadRequest
 	switch {
 	case errors.As(err, &bad):
@@ -203,6 +204,8 @@ func (s *Service) ServeFile(w http.ResponseWriter, r *http.Request, name string)
 // statusLine writes an EZID answer of one status line.
 func statusLine(w http.ResponseWriter, status int, line string) {
 	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write([]byte(line))
 }
