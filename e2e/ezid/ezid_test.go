@@ -224,3 +224,21 @@ func TestEZIDLoginLogout(t *testing.T) {
 	}
 	s.expect(s.call("POST", "/id/ark:/12345/x5s", "erc.who: A\n", "Cookie", cookie), http.StatusUnauthorized, "error: unauthorized")
 }
+
+// TestEZIDPrefixMatch follows "Suffix passthrough / prefix matching":
+// the longest identifier the requested one starts with, and a status line
+// that says so.
+func TestEZIDPrefixMatch(t *testing.T) {
+	s := startEZIDSite(t, boltStore(t), "")
+	s.expect(s.call("PUT", "/id/ark:/12345/x5/root", "_target: http://www.cdlib.org\n", "basic", alice), http.StatusCreated, "success: ark:/12345/x5/root")
+	m := s.expect(s.call("GET", "/id/ark:/12345/x5/root/andmore?prefix_match=yes", ""), http.StatusOK, "success: ark:/12345/x5/root in_lieu_of ark:/12345/x5/root/andmore")
+	if m["_target"] != "http://www.cdlib.org/" { // a URL with no path gets "/", as every target
+		t.Errorf("%v", m)
+	}
+	s.expect(s.call("GET", "/id/ark:/12345/x5/root?prefix_match=yes", ""), http.StatusOK, "success: ark:/12345/x5/root")
+	s.expect(s.call("GET", "/id/ark:/12345/x5/root/andmore", ""), http.StatusBadRequest, "error: bad request - no such identifier")
+	s.expect(s.call("GET", "/id/ark:/12345/x6?prefix_match=yes", ""), http.StatusBadRequest, "error: bad request - no such identifier")
+	s.expect(s.call("GET", "/id/ark:/12345/x5/root?prefix_match=maybe", ""), http.StatusBadRequest, "error: bad request - invalid value for URL query parameter 'prefix_match'")
+	// N2T's suffix passthrough, which the site does too.
+	s.ExpectRedirects(map[string]string{"/ark:12345/x5/root/andmore": "http://www.cdlib.org/andmore"})
+}

@@ -48,7 +48,7 @@ func startEZIDSite(t *testing.T, storeLine, path string) *ezidSite {
 // siteBody is the site block: basic_auth (realm EZID) for requests that
 // carry Basic credentials, as EZID's clients send them, so that anyone
 // may read without; its 401 answered with EZID's status line; then ark.
-func siteBody(t *testing.T, storeLine, tablePath, path string) string {
+func siteBody(t testing.TB, storeLine, tablePath, path string) string {
 	t.Helper()
 	ezidLine := "ezid"
 	if path != "" {
@@ -87,7 +87,7 @@ func siteBody(t *testing.T, storeLine, tablePath, path string) string {
 	}`
 }
 
-func bcryptHash(t *testing.T, password string) string {
+func bcryptHash(t testing.TB, password string) string {
 	t.Helper()
 	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
 	if err != nil {
