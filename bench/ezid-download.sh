@@ -6,8 +6,9 @@
 # (/download_request, format=anvl, gzip, the file polled until it is
 # ready), and the download compared byte for byte with what was imported.
 # Prints the import's time and Caddy's peak RSS during it, the download's
-# time (request to file ready) and Caddy's peak RSS during it (VmHWM, reset
-# before each step through /proc/<pid>/clear_refs), and the sizes.
+# time (request to file ready) and Caddy's peak RSS during it (VmHWM; Caddy
+# is restarted on the store between the two, so that the download's peak
+# is its own), and the sizes.
 #
 #   flock /tmp/ark-bench.lock bench/ezid-download.sh        # N=1000000
 #   N=100000 bench/ezid-download.sh
@@ -53,20 +54,26 @@ http://127.0.0.1:$port {
 	}
 }
 CADDYFILE
-XDG_DATA_HOME=$DATA/xdg XDG_CONFIG_HOME=$DATA/xdg timeout 3600 "${pin_server[@]}" "$CADDY" run --config "$DATA/Caddyfile" --adapter caddyfile > "$DATA/caddy.log" 2>&1 &
-caddy_pid=$!
-waitport "$port"
-pid=$(pgrep -P "$caddy_pid" | head -1) # caddy, the child of timeout
+# start_caddy: Caddy on the store, its PID in pid (timeout's in caddy_pid).
+start_caddy() {
+	XDG_DATA_HOME=$DATA/xdg XDG_CONFIG_HOME=$DATA/xdg timeout 3600 "${pin_server[@]}" "$CADDY" run --config "$DATA/Caddyfile" --adapter caddyfile >> "$DATA/caddy.log" 2>&1 &
+	caddy_pid=$!
+	waitport "$port"
+	pid=$(pgrep -P "$caddy_pid" | head -1) # caddy, the child of timeout
+	echo "caddy ready: VmRSS $(mib "$(rss VmRSS)") MiB"
+}
 rss() { awk "/^$1:/ {print \$2}" "/proc/$pid/status"; }
-echo "caddy ready: VmRSS $(mib "$(rss VmRSS)") MiB"
+: > "$DATA/caddy.log"
+start_caddy
 
-echo 5 > "/proc/$pid/clear_refs"
 t0=$(date +%s.%N)
 answer=$(timeout 3600 curl -sS -X POST -H "Authorization: Bearer $ARK_API_KEY" --data-binary @"$DATA/download.txt.gz" "http://127.0.0.1:$port/api/ark/import?format=anvl")
 t1=$(date +%s.%N)
 echo "import: $(python3 -c "print('%.1f' % ($t1 - $t0))") s, peak VmRSS $(mib "$(rss VmHWM)") MiB, after $(mib "$(rss VmRSS)") MiB: $(echo "$answer" | tr -d ' \n')"
+kill "$caddy_pid"
+wait "$caddy_pid" || true
+start_caddy
 
-echo 5 > "/proc/$pid/clear_refs"
 t0=$(date +%s.%N)
 line=$(timeout 60 curl -sS -u alice:alice-pw -d format=anvl "http://127.0.0.1:$port/download_request")
 t_answer=$(date +%s.%N)

@@ -168,14 +168,26 @@ func (im *importer) take(row sourceRow) {
 }
 
 // add checks e, the entry of row, as a table loader does, and writes it
-// (or gives its binding to the sink) unless it repeats an earlier one. b
-// is the binding to store in its place, for an EZID record.
+// unless it repeats an earlier one, or gives its binding to the sink (b,
+// for an EZID record, else e's).
 func (im *importer) add(row sourceRow, e *table.Entry, b *store.Binding) {
 	if err := table.CheckUntrustedInPlace(e.Target, e.Status, nil); err != nil {
 		im.problem(row.line, err)
 		return
 	}
-	key, dup, err := im.b.AddLine(e, row.line)
+	var (
+		key string
+		dup bool
+		err error
+	)
+	if im.sink != nil {
+		// A store finds repeated and conflicting identifiers itself
+		// (store.Store.Import): nothing of the source is held here, so
+		// memory does not grow with its size.
+		key, _, _, err = e.Compile()
+	} else {
+		key, dup, err = im.b.AddLine(e, row.line)
+	}
 	if err != nil {
 		if isTestARK(e.ID) {
 			err = fmt.Errorf("%w (test ARKs, as in an EZID download: --skip-test-arks leaves them out)", err)
@@ -292,9 +304,12 @@ func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (St
 	return stats, err
 }
 
-// Bindings reads the source as Convert does, with the same checks, and
-// gives sink the binding of each entry, for a store, in place of writing
-// a table: EZID's reserved identifiers are kept, reserved (Status 0). An
+// Bindings reads the source as Convert does, with the same checks of each
+// entry, and gives sink the binding of each, for a store, in place of
+// writing a table: EZID's reserved identifiers are kept, reserved (Status
+// 0). It holds no entry once given: repeated and conflicting identifiers
+// are the store's to find (store.Store.Import), so memory does not grow
+// with the source. An
 // error of sink stops the reading and is returned; so is the failure of a
 // source with problems, after sink has had some of its bindings: the
 // caller's import must then keep nothing.
