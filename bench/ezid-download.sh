@@ -63,18 +63,20 @@ start_caddy() {
 	echo "caddy ready: VmRSS $(mib "$(rss VmRSS)") MiB"
 }
 rss() { awk "/^$1:/ {print \$2}" "/proc/$pid/status"; }
+# cpu: Caddy's CPU time so far, in seconds (user + system).
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$pid/stat"; }
 : > "$DATA/caddy.log"
 start_caddy
 
-t0=$(date +%s.%N)
+t0=$(date +%s.%N) c0=$(cpu)
 answer=$(timeout 3600 curl -sS -X POST -H "Authorization: Bearer $ARK_API_KEY" --data-binary @"$DATA/download.txt.gz" "http://127.0.0.1:$port/api/ark/import?format=anvl")
 t1=$(date +%s.%N)
-echo "import: $(python3 -c "print('%.1f' % ($t1 - $t0))") s, peak VmRSS $(mib "$(rss VmHWM)") MiB, after $(mib "$(rss VmRSS)") MiB: $(echo "$answer" | tr -d ' \n')"
+echo "import: $(python3 -c "print('%.1f' % ($t1 - $t0))") s ($(python3 -c "print('%.1f' % ($(cpu) - $c0))") s of Caddy's CPU), peak VmRSS $(mib "$(rss VmHWM)") MiB, after $(mib "$(rss VmRSS)") MiB: $(echo "$answer" | tr -d ' \n')"
 kill "$caddy_pid"
 wait "$caddy_pid" || true
 start_caddy
 
-t0=$(date +%s.%N)
+t0=$(date +%s.%N) c0=$(cpu)
 line=$(timeout 60 curl -sS -u alice:alice-pw -d format=anvl "http://127.0.0.1:$port/download_request")
 t_answer=$(date +%s.%N)
 url=${line#success: }
@@ -86,7 +88,7 @@ for _ in $(seq 36000); do
 done
 t1=$(date +%s.%N)
 took=$(grep -o '"batch download ready".*"took":[0-9.]*' "$DATA/caddy.log" | grep -o '"took":[0-9.]*' | cut -d: -f2)
-echo "download: answered in $(python3 -c "print('%.1f' % ($t_answer - $t0))") s (basic_auth's bcrypt), written in $(python3 -c "print('%.1f' % $took)") s (Caddy's log), ready to the poller $(python3 -c "print('%.1f' % ($t1 - $t0))") s after the request; peak VmRSS $(mib "$(rss VmHWM)") MiB; $(du -m "$DATA/got.txt.gz" | cut -f1) MiB gzip"
+echo "download: answered in $(python3 -c "print('%.1f' % ($t_answer - $t0))") s (basic_auth's bcrypt), written in $(python3 -c "print('%.1f' % $took)") s (Caddy's log), ready to the poller $(python3 -c "print('%.1f' % ($t1 - $t0))") s after the request ($(python3 -c "print('%.1f' % ($(cpu) - $c0))") s of Caddy's CPU); peak VmRSS $(mib "$(rss VmHWM)") MiB; $(du -m "$DATA/got.txt.gz" | cut -f1) MiB gzip"
 if cmp -s <(gzip -dc "$DATA/download.txt.gz") <(gzip -dc "$DATA/got.txt.gz"); then
 	echo "round trip: the download is the imported file, byte for byte ($(gzip -dc "$DATA/got.txt.gz" | grep -c '^:: ') records)"
 else
