@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"html/template"
@@ -150,6 +151,11 @@ func state(b *store.Binding) string {
 		return "minted, not bound yet"
 	case b.State() == store.StateWithdrawn:
 		return "withdrawn (410)"
+	}
+	if reason, ok := b.Unavailable(); ok {
+		return "unavailable (410, EZID's _status; the target is kept): " + cmp.Or(reason, "no reason given")
+	}
+	switch {
 	case b.Status == http.StatusOK:
 		return "served in place (200)"
 	}

@@ -1,9 +1,12 @@
 // Package ezid speaks EZID's API, version 2 (shared/specs/ezid-api-v2.rst),
 // for the identifiers of a site, so that software written for EZID works
-// against caddy-ark by changing its base URL. This file set holds the
-// mapping between an identifier's EZID elements and a store.Binding
-// (Elements, Apply), used by the API handler, the batch download and the
-// importers of EZID downloads alike.
+// against caddy-ark by changing its base URL (docs/moving-from-ezid.md).
+// Server answers its requests as one more caller of the site's API core;
+// Elements and Apply map an identifier's EZID elements to and from a
+// store.Binding, for the server, the batch download and the importers of
+// EZID's downloads alike; the anvl package reads and writes the bodies.
+// Where EZID's API document is silent (the words of an error, what a
+// client sends), EZID's own server is the reference.
 //
 // How EZID's states live in a store (docs/moving-from-ezid.md says the
 // same for users):

@@ -9,9 +9,6 @@ import (
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
-// timeNow is the time of a change.
-func timeNow() time.Time { return time.Now() }
-
 // get answers GET id/<identifier>: "success: <identifier>" and its
 // elements; with prefix_match=yes, those of the longest identifier that
 // the requested one starts with, "success: <found> in_lieu_of
@@ -166,7 +163,7 @@ func (c *call) delete(raw string) error {
 		if state, _ := StatusOf(cur); state != Reserved {
 			return nil, badRequest("identifier status does not support deletion")
 		}
-		deleted := DeletedBinding(key, timeNow())
+		deleted := DeletedBinding(key, time.Now())
 		return &deleted, nil
 	})
 	if err != nil {

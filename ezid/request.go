@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/ezid/anvl"
@@ -88,5 +89,5 @@ func checkOwner(who *api.Caller, elems []anvl.Element) error {
 
 // writer returns who as the Writer of a change of key.
 func (c *call) writer(who *api.Caller, key string) Writer {
-	return Writer{Name: writerName(who), Now: timeNow(), DefaultTarget: c.ezidURL(key)}
+	return Writer{Name: writerName(who), Now: time.Now(), DefaultTarget: c.ezidURL(key)}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,12 +20,19 @@ const SessionCookie = "sessionid"
 const maxSessions = 1 << 16
 
 // session is who a session cookie signs in, until when: the caller's
-// name ("person:alice", or a key's) and a person's groups.
+// name ("person:alice", or a key's) and a person's groups, on the host
+// and EZID path it was made for.
 type session struct {
 	name    string
 	groups  []string
 	expires time.Time
+	site    string
 }
+
+// sessionSite names the host and path of the request's EZID API: a session made
+// there is valid there only, never for another site of the same process,
+// whose people may be others of the same names.
+func (c *call) sessionSite() string { return strings.ToLower(c.r.Host) + c.s.path }
 
 // sessionTable holds the sessions of every EZID server of the process, by
 // token, so that a reload of the configuration keeps them: a token is
@@ -47,11 +55,14 @@ func (c *call) session() (session, bool) {
 	sessionTable.Lock()
 	defer sessionTable.Unlock()
 	s, ok := sessionTable.m[ck.Value]
-	if !ok || time.Now().After(s.expires) {
+	switch {
+	case !ok:
+		return session{}, false
+	case time.Now().After(s.expires):
 		delete(sessionTable.m, ck.Value)
 		return session{}, false
 	}
-	return s, true
+	return s, s.site == c.sessionSite()
 }
 
 // login answers GET login: a person signed in by Basic credentials gets a
@@ -79,7 +90,7 @@ func (c *call) login() error {
 			delete(sessionTable.m, t)
 		}
 	}
-	sessionTable.m[value] = session{name: who.Name(), groups: who.Groups(), expires: now.Add(c.s.api.EZID.SessionLength())}
+	sessionTable.m[value] = session{name: who.Name(), groups: who.Groups(), expires: now.Add(c.s.api.EZID.SessionLength()), site: c.sessionSite()}
 	sessionTable.Unlock()
 	http.SetCookie(c.w, c.cookie(value, 0))
 	return c.success("session cookie returned", http.StatusOK, nil)

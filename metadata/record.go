@@ -91,8 +91,9 @@ func New(id Identifier, meta map[string]string, defaults Defaults, organization 
 	for k, v := range meta {
 		merged[k] = v
 	}
+	read := withDataCiteXML(meta)
 	get := func(name string) string {
-		if v := lookup(meta, name); v != "" {
+		if v := lookup(read, name); v != "" {
 			return v
 		}
 		return lookup(defaults, name)

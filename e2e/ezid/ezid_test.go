@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/caddytest"
+	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/store"
+	"github.com/caddyserver/caddy/v2"
 )
 
 // TestEZIDOperations runs the API document's operations on bbolt.
@@ -241,4 +244,41 @@ func TestEZIDPrefixMatch(t *testing.T) {
 	s.expect(s.call("GET", "/id/ark:/12345/x5/root?prefix_match=maybe", ""), http.StatusBadRequest, "error: bad request - invalid value for URL query parameter 'prefix_match'")
 	// N2T's suffix passthrough, which the site does too.
 	s.ExpectRedirects(map[string]string{"/ark:12345/x5/root/andmore": "http://www.cdlib.org/andmore"})
+}
+
+// TestEZIDDataCiteXML: a whole-record "datacite" element, percent-encoded
+// as the API document shows it, is given back as written and read into
+// the metadata model, which the site's DataCite format shows.
+func TestEZIDDataCiteXML(t *testing.T) {
+	s := startEZIDSite(t, boltStore(t), "")
+	doc := `<?xml version="1.0"?>` + "\n" + `<resource xmlns="http://datacite.org/schema/kernel-4"><identifier identifierType="ARK">(:tba)</identifier>` +
+		`<creators><creator><creatorName>Proust, Marcel</creatorName></creator></creators><titles><title>Remembrance of Things Past</title></titles>` +
+		`<publisher>Grasset</publisher><publicationYear>1922</publicationYear><resourceType resourceTypeGeneral="Text">Novel</resourceType></resource>`
+	body := "_profile: datacite\n_target: https://example.org/proust\ndatacite: " + strings.ReplaceAll(strings.ReplaceAll(doc, "%", "%25"), "\n", "%0A") + "\n"
+	s.expect(s.call("PUT", "/id/ark:/12345/x5dc", body, "basic", alice), http.StatusCreated, "success: ark:/12345/x5dc")
+	m := s.expect(s.call("GET", "/id/ark:/12345/x5dc", ""), http.StatusOK, "success: ark:/12345/x5dc")
+	if m["datacite"] != doc || m["_profile"] != "datacite" {
+		t.Errorf("given back: %q", m["datacite"])
+	}
+	a := s.Get("/ark:12345/x5dc?info=datacite")
+	for _, want := range []string{"<title>Remembrance of Things Past</title>", "<publisher>Grasset</publisher>", "<publicationYear>1922</publicationYear>", `resourceTypeGeneral="Text">Novel<`, "Proust"} {
+		if !strings.Contains(a.Body, want) {
+			t.Errorf("?info=datacite lacks %s: %s", want, a.Body)
+		}
+	}
+}
+
+// TestEZIDSessionIsTheSite's: a session cookie is valid for the host it
+// was made on only, not for another site of the same Caddy whose people
+// may be others of the same names.
+func TestEZIDSessionIsTheSites(t *testing.T) {
+	s := &ezidSite{table: testkit.WriteTable(t, []any{})}
+	s.Site = &caddytest.Site{T: t, CatchAll: true} // any Host
+	if err := s.Load(siteBody(t, boltStore(t), s.table, "")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	cookie, _, _ := strings.Cut(s.call("GET", "/login", "", "basic", alice).Header.Get("Set-Cookie"), ";")
+	s.expect(s.call("PUT", "/id/ark:/12345/x5h", "", "Cookie", cookie), http.StatusCreated, "success: ark:/12345/x5h")
+	s.expect(s.call("POST", "/id/ark:/12345/x5h", "erc.who: A\n", "Cookie", cookie, "Host", "other.example"), http.StatusUnauthorized, "error: unauthorized")
 }

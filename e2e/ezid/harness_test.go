@@ -1,6 +1,7 @@
 package ezid
 
 import (
+	"encoding/base64"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -74,6 +75,7 @@ func siteBody(t testing.TB, storeLine, tablePath, path string) string {
 				person alice write:ark:12345/x5 read:ark:12345
 				person bob write:ark:12345/y7
 				` + ezidLine + `
+				ui
 			}
 			oai /oai {
 				admin_email admin@example.org
@@ -114,9 +116,13 @@ func (s *ezidSite) call(method, path, body string, header ...string) caddytest.A
 		req.Header.Set("Content-Type", "text/plain; charset=UTF-8")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
-		if header[i] == "basic" {
+		switch header[i] {
+		case "basic":
 			user, pass, _ := strings.Cut(header[i+1], ":")
 			req.SetBasicAuth(user, pass)
+			continue
+		case "Host":
+			req.Host = header[i+1]
 			continue
 		}
 		req.Header.Set(header[i], header[i+1])
@@ -160,4 +166,10 @@ func (s *ezidSite) native(method, path, body string) caddytest.Answer {
 	s.T.Helper()
 	api := &caddytest.APISite{Site: s.Site}
 	return api.Call(method, path, "admin", body)
+}
+
+// basicHeader is the Authorization field of user:password's Basic
+// credentials.
+func basicHeader(userPassword string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(userPassword))
 }

@@ -60,6 +60,10 @@ func testStatus(t *testing.T, s *ezidSite) {
 	if m["_status"] != "unavailable | withdrawn by author" || m["_target"] != "https://example.org/q" {
 		t.Errorf("unavailable: %v", m)
 	}
+	// The console says what it answers, as the resolver does.
+	if a := s.Do("GET", "/api/ark/ui/id/ark:12345/x5q", http.Header{"Authorization": {basicHeader(alice)}}); !strings.Contains(a.Body, "unavailable (410, EZID&#39;s _status; the target is kept): withdrawn by author") {
+		t.Errorf("the console's page of an unavailable identifier: %d %s", a.Status, a.Body)
+	}
 	// An update that does not name _status keeps it.
 	s.expect(s.call("POST", "/id/ark:/12345/x5q", "dc.title: Q2\n", "basic", alice), http.StatusOK, "success: ark:/12345/x5q")
 	if a := s.Get("/ark:12345/x5q"); a.Status != http.StatusGone {
