@@ -60,7 +60,7 @@ start_caddy() {
 	caddy_pid=$!
 	waitport "$port"
 	pid=$(pgrep -P "$caddy_pid" | head -1) # caddy, the child of timeout
-	echo "caddy ready: VmRSS $(mib "$(rss VmRSS)") MiB"
+	echo "caddy ready: VmRSS $(mib "$(rss VmRSS)") MiB ($(mib "$(rss RssAnon)") anonymous, $(mib "$(rss RssFile)") file pages)"
 }
 rss() { awk "/^$1:/ {print \$2}" "/proc/$pid/status"; }
 # cpu: Caddy's CPU time so far, in seconds (user + system).
@@ -81,14 +81,17 @@ line=$(timeout 60 curl -sS -u alice:alice-pw -d format=anvl "http://127.0.0.1:$p
 t_answer=$(date +%s.%N)
 url=${line#success: }
 [ "$url" != "$line" ] || { echo "download_request: $line"; exit 1; }
+anon_peak=0
 for _ in $(seq 36000); do
+	anon=$(rss RssAnon)
+	[ "$anon" -gt "$anon_peak" ] && anon_peak=$anon
 	code=$(curl -s -o "$DATA/got.txt.gz" -w '%{http_code}' "$url")
 	[ "$code" = 200 ] && break
 	sleep 0.1
 done
 t1=$(date +%s.%N)
 took=$(grep -o '"batch download ready".*"took":[0-9.]*' "$DATA/caddy.log" | grep -o '"took":[0-9.]*' | cut -d: -f2)
-echo "download: answered in $(python3 -c "print('%.1f' % ($t_answer - $t0))") s (basic_auth's bcrypt), written in $(python3 -c "print('%.1f' % $took)") s (Caddy's log), ready to the poller $(python3 -c "print('%.1f' % ($t1 - $t0))") s after the request ($(python3 -c "print('%.1f' % ($(cpu) - $c0))") s of Caddy's CPU); peak VmRSS $(mib "$(rss VmHWM)") MiB; $(du -m "$DATA/got.txt.gz" | cut -f1) MiB gzip"
+echo "download: answered in $(python3 -c "print('%.1f' % ($t_answer - $t0))") s (basic_auth's bcrypt), written in $(python3 -c "print('%.1f' % $took)") s (Caddy's log), ready to the poller $(python3 -c "print('%.1f' % ($t1 - $t0))") s after the request ($(python3 -c "print('%.1f' % ($(cpu) - $c0))") s of Caddy's CPU); peak VmRSS $(mib "$(rss VmHWM)") MiB (of which anonymous memory, sampled every 0.1 s: $(mib "$anon_peak") MiB; the rest is the store's mmap and the binary); $(du -m "$DATA/got.txt.gz" | cut -f1) MiB gzip"
 if cmp -s <(gzip -dc "$DATA/download.txt.gz") <(gzip -dc "$DATA/got.txt.gz"); then
 	echo "round trip: the download is the imported file, byte for byte ($(gzip -dc "$DATA/got.txt.gz" | grep -c '^:: ') records)"
 else
