@@ -195,6 +195,9 @@ func TestImportEZIDReservedStaysReservedInAStore(t *testing.T) {
 			if got := s.Call("POST", "/import?format=anvl", "x5", string(anvl)); got.Status != http.StatusForbidden {
 				t.Errorf("out of the key's scope: %d %s", got.Status, got.Body)
 			}
+			if got := s.Call("POST", "/import?format=csv", "editor", "id,target\nark:12345/p1,https://p.example.org/\n"); got.Status != http.StatusOK || !imported(got.Body, 1, 1) {
+				t.Errorf("a plain CSV through the API: %d %s", got.Status, got.Body)
+			}
 			if got := s.Call("POST", "/import?format=pdf", "editor", string(anvl)); got.Status != http.StatusBadRequest || !strings.Contains(got.Body, `pdf\": give json`) {
 				t.Errorf("an unknown format: %d %s", got.Status, got.Body)
 			}
