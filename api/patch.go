@@ -94,8 +94,12 @@ func (ss *session) patchOnce(ctx context.Context, key string, p *BindPatch, cd C
 	case cur == nil:
 		wr.Create = true
 	case cur.State() == store.StateMinted:
-		// Minted, not bound: nothing to keep.
+		// Minted, not bound: the patch binds it. A name reserved through
+		// EZID's API keeps its target and metadata, which the patch
+		// merges into (but for the mark of a deleted one).
 		wr.IfVersion = cur.Version
+		req = BindRequest{Target: cur.Target, Meta: maps.Clone(cur.Meta)}
+		delete(req.Meta, store.DeletedMeta)
 	default:
 		wr.IfVersion = cur.Version
 		pass := cur.Passthrough

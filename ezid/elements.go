@@ -28,7 +28,7 @@ const (
 // DeletedMeta marks the Status 0 binding that a reserved identifier
 // deleted through EZID's API leaves, so that its name is never assigned
 // again: its value is when it was deleted (Unix seconds).
-const DeletedMeta = "_deleted"
+const DeletedMeta = store.DeletedMeta
 
 // The states of _status.
 const (

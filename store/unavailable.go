@@ -21,6 +21,13 @@ const (
 	// ExportMeta holds EZID's "_export": "no" (in any case) keeps the
 	// identifier out of OAI-PMH; any other value, or none, is "yes".
 	ExportMeta = "_export"
+
+	// DeletedMeta marks a name minted but not bound (Status 0) that EZID's
+	// API deleted while it was reserved: it stays so that the name is
+	// never assigned again, and EZID's API no longer answers for it. Its
+	// value is when (Unix seconds). A change that binds the name through
+	// the native API drops the mark.
+	DeletedMeta = "_deleted"
 )
 
 // UnavailableMeta reports whether meta says that its identifier is

@@ -126,3 +126,26 @@ func testStatus(t *testing.T, s *ezidSite) {
 	s.expect(s.call("DELETE", "/id/ark:/12345/x5w", "", "basic", alice), http.StatusBadRequest,
 		"error: bad request - identifier status does not support deletion")
 }
+
+// TestEZIDReservedPatchedNatively: a native PATCH binds a name reserved
+// through EZID's API, as it binds any minted name, keeping the target and
+// metadata it was reserved with rather than dropping them; a deleted
+// name's mark goes.
+func TestEZIDReservedPatchedNatively(t *testing.T) {
+	s := startEZIDSite(t, boltStore(t), "")
+	s.expect(s.call("PUT", "/id/ark:/12345/x5k", "_status: reserved\n_target: https://example.org/k\ndc.title: Kept\n", "basic", alice), http.StatusCreated, "success: ark:/12345/x5k")
+	if a := s.native("PATCH", "/id/ark:12345/x5k", `{"meta": {"dc.creator": "Curie, Marie"}}`); a.Status != http.StatusOK {
+		t.Fatalf("PATCH: %d %s", a.Status, a.Body)
+	}
+	m := s.expect(s.call("GET", "/id/ark:/12345/x5k", ""), http.StatusOK, "success: ark:/12345/x5k")
+	if m["_status"] != "public" || m["dc.title"] != "Kept" || m["dc.creator"] != "Curie, Marie" || m["_target"] != "https://example.org/k" || m["_owner"] != "alice" {
+		t.Errorf("after a native PATCH: %v", m)
+	}
+	s.ExpectRedirects(map[string]string{"/ark:12345/x5k": "https://example.org/k"})
+
+	s.expect(s.call("PUT", "/id/ark:/12345/x5g", "_status: reserved\n", "basic", alice), http.StatusCreated, "success: ark:/12345/x5g")
+	s.expect(s.call("DELETE", "/id/ark:/12345/x5g", "", "basic", alice), http.StatusOK, "success: ark:/12345/x5g")
+	if a := s.native("PATCH", "/id/ark:12345/x5g", `{"target": "https://example.org/g"}`); a.Status != http.StatusOK || strings.Contains(a.Body, "_deleted") {
+		t.Fatalf("PATCH of a deleted name: %d %s", a.Status, a.Body)
+	}
+}
