@@ -24,8 +24,8 @@ const (
 
 // downloads writes the batch downloads of every EZID API of the process,
 // one at a time, into Caddy's data directory (ark/ezid-downloads), where
-// they are kept a week: a download requested before a reload is still
-// written, and served, after it.
+// they are kept a week and served across reloads and restarts. It runs
+// for the life of the process: one worker, whatever the reloads.
 var downloads struct {
 	once sync.Once
 	svc  *download.Service
