@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddy-ark/caddy-ark/resolve"
 )
@@ -141,7 +142,20 @@ func (rec *Record) Support() []element {
 		what = rec.Policy.Statement
 	}
 	return []element{{Name: "who", Value: rec.host}, {Name: "what", Value: what},
-		{Name: "when", Value: rec.Meta["allocated"]}, {Name: "where", Value: rec.policyAt, Link: rec.policyAt}}
+		{Name: "when", Value: rec.allocated()}, {Name: "where", Value: rec.policyAt, Link: rec.policyAt}}
+}
+
+// allocated is the allocation date: the metadata's "allocated", else the
+// _created that an identifier from EZID keeps (Unix seconds), as an RFC
+// 3339 date-time in UTC.
+func (rec *Record) allocated() string {
+	if v := rec.Meta["allocated"]; v != "" {
+		return v
+	}
+	if secs, err := strconv.ParseInt(rec.Meta["_created"], 10, 64); err == nil {
+		return time.Unix(secs, 0).UTC().Format(time.RFC3339)
+	}
+	return ""
 }
 
 // Details returns everything else: the identifier, its resolution, the
