@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
@@ -172,10 +173,22 @@ func (rec *Record) Details() []element {
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Meta)) {
 		if !slices.Contains(metaElements, k) && (k != "reason" || rec.Reason == "") {
-			add(k, rec.Meta[k], "")
+			v, link := rec.Meta[k], ""
+			if k == metadata.KeySuccessor {
+				if s := successorOf(rec.Meta, rec.Resolver); s != nil {
+					v, link = s.URL, s.URL // as every format gives it: an ARK or URN made its URL here
+				}
+			}
+			add(k, v, link)
 		}
 	}
 	return out
+}
+
+// successorOf returns what the successor meta names, nil when nothing:
+// an ARK or URN made a URL under resolver, or an http(s) URL.
+func successorOf(meta map[string]string, resolver string) *metadata.Successor {
+	return metadata.ParseSuccessor(meta[metadata.KeySuccessor], resolver)
 }
 
 // Withdrawn reports whether the record is a tombstone.

@@ -22,7 +22,8 @@ func infoSite(t *testing.T) *caddytest.Site {
 			"allocated": "2024-05-01", "curator": "J. Doe"}},
 		{ID: "ark:12345/k8m2n4", Target: "https://repo.example.org/items/k8m2n4", Status: 307},
 		{ID: "ark:12345/g5h6j7", Status: 410, Meta: map[string]string{
-			"what": "A withdrawn photograph", "reason": "Withdrawn 2025-01-10 at the rights holder's request"}},
+			"what": "A withdrawn photograph", "reason": "at the rights holder's request", "withdrawn": "2025-01-10",
+			"successor": "ark:/12345/g5-h6j9"}},
 		{ID: "ark:12345/g5h6j8", Status: 410},
 		{ID: "ark:12345/x%3Cscript%3E%22", Target: "https://repo.example.org/xss", Meta: map[string]string{
 			"who": `A "quoted" <b>name</b>`, "what": `<script>alert("x")</script>`,
@@ -176,25 +177,27 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 }
 
 // A withdrawn identifier keeps answering ?info: the tombstone shows that it
-// existed, why it went, and that it will not be reassigned.
+// existed, why it went, what replaces it (as its URL, as docs/metadata-
+// model.md promises, in the text too), and that it will not be reassigned.
 func TestWithdrawnIdentifiersKeepTheirTombstone(t *testing.T) {
 	s := infoSite(t)
 	if got := s.Get("/ark:12345/g5h6j7"); got.Status != 410 {
 		t.Fatalf("without inflection: got %d", got.Status)
 	}
 	rec := caddytest.DecodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5-h6j7?info", caddytest.AcceptJSON))
-	if rec.Status != 410 || rec.Target != "" || rec.Reason != "Withdrawn 2025-01-10 at the rights holder's request" ||
+	if rec.Status != 410 || rec.Target != "" || rec.Reason != "at the rights holder's request" ||
 		rec.Meta["what"] != "A withdrawn photograph" {
 		t.Errorf("tombstone: %+v", rec)
 	}
+	successor := s.Base + "/ark:12345/g5h6j9"
 	plain := s.Get("/ark:12345/g5h6j7?")
 	containsAll(t, "ANVL tombstone", plain.Body, "\nwhat: A withdrawn photograph\n", "\nstatus: 410 Gone\n",
-		"\nreason: Withdrawn 2025-01-10 at the rights holder's request\n")
-	if strings.Count(plain.Body, "reason:") != 1 {
-		t.Errorf("the reason appears twice:\n%s", plain.Body)
+		"\nreason: at the rights holder's request\n", "\nsuccessor: "+successor+"\n")
+	if strings.Count(plain.Body, "reason:") != 1 || strings.Count(plain.Body, "successor:") != 1 {
+		t.Errorf("the reason or successor appears twice:\n%s", plain.Body)
 	}
 	page := s.Do(http.MethodGet, "/ark:12345/g5h6j7??", caddytest.AcceptHTML)
-	containsAll(t, "HTML tombstone", page.Body, "<strong>Withdrawn.</strong> Withdrawn 2025-01-10 at the rights holder&#39;s request")
+	containsAll(t, "HTML tombstone", page.Body, "<strong>Withdrawn.</strong> at the rights holder&#39;s request", `<a href="`+successor+`">`)
 
 	bare := caddytest.DecodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5h6j8?info", caddytest.AcceptJSON))
 	if bare.Status != 410 || bare.Reason != "ark:12345/g5h6j8 has been withdrawn; it will not be assigned again" {
