@@ -70,6 +70,9 @@ type element struct {
 	Value string
 	// Link is a URL for Value, or "".
 	Link string
+	// Spans is Value in runs, some linked (a who's ORCID and ROR
+	// identifiers), or nil: the HTML page shows them instead of Value.
+	Spans []Span
 }
 
 // metaElements are the meta keys that a record shows in their own place;
@@ -128,7 +131,7 @@ func (rec *Record) Kernel() []element {
 	if w := rec.Meta["where"]; w != "" {
 		where = element{Name: "where", Value: w, Link: httpURL(w)}
 	}
-	return []element{{Name: "who", Value: rec.Meta["who"]}, {Name: "what", Value: rec.Meta["what"]},
+	return []element{{Name: "who", Value: rec.Meta["who"], Spans: creatorSpans(rec.Meta["who"])}, {Name: "what", Value: rec.Meta["what"]},
 		{Name: "when", Value: rec.Meta["when"]}, where}
 }
 
