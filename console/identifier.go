@@ -107,7 +107,7 @@ func (p *page) identifier(raw string) error {
 	id := unescapeID(raw)
 	rec, err := p.get(id)
 	if errors.Is(err, errNotStored) {
-		return p.render(http.StatusNotFound, view{Title: id, Error: id + " is not minted or bound in the store.", Page: identifierView{ID: id, MayWrite: p.sess.key.MayWrite(id)}}, "identifier")
+		return p.render(http.StatusNotFound, view{Title: id, Error: id + " is not minted or bound in the store.", Page: identifierView{ID: id, MayWrite: p.mayNotWrite(id) == ""}}, "identifier")
 	}
 	if v := p.fromTable(id, err); v != nil {
 		return p.render(http.StatusOK, view{Title: v.ID, Page: *v}, "identifier")
