@@ -50,7 +50,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, a *reply, next c
 	if a.retry {
 		hdr.Set("Retry-After", resolve.RetryAfter)
 	}
-	return h.refuse(w, r, a.status, a.reason, a.key)
+	return h.refuseResolved(w, r, a.status, a.reason, a.key, a.res)
 }
 
 // writeInPlace has next serve a's local target in place, and refuses with
