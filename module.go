@@ -289,6 +289,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	var err error
 	if h.API != nil {
 		h.API.StopWithServer(ctx)
+		h.API.EZIDBinding = ezid.ImportBinding
 		if err := h.API.Provision(); err != nil {
 			return err
 		}

@@ -277,5 +277,5 @@ func (an *Answerer) write(w http.ResponseWriter, r *http.Request, a *reply, next
 	if a.retry {
 		hdr.Set("Retry-After", resolve.RetryAfter)
 	}
-	return an.refuse(w, r, a.status, a.reason, a.key)
+	return an.refuseResolved(w, r, a.status, a.reason, a.key, a.res)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-ark/caddy-ark/info"
+	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
@@ -16,6 +17,12 @@ import (
 // Otherwise a client that prefers text/html gets a small page, and every
 // other client the reason as one line of text/plain.
 func (an *Answerer) refuse(w http.ResponseWriter, r *http.Request, status int, reason, key string) error {
+	return an.refuseResolved(w, r, status, reason, key, nil)
+}
+
+// refuseResolved is refuse for an answer to res, which may be nil: the
+// page of a withdrawn identifier shows its tombstone.
+func (an *Answerer) refuseResolved(w http.ResponseWriter, r *http.Request, status int, reason, key string, res *resolve.Resolution) error {
 	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.Errors != nil && len(srv.Errors.Routes) > 0 {
 		return caddyhttp.Error(status, errors.New(reason))
 	}
@@ -27,7 +34,7 @@ func (an *Answerer) refuse(w http.ResponseWriter, r *http.Request, status int, r
 	rec := info.RefusalRecord{Status: status, StatusText: http.StatusText(status), Reason: reason, ID: key,
 		Home: at.Base + "/", Organization: an.organization}
 	if status == http.StatusGone && key != "" {
-		rec.InfoURL = at.InfoURL(key)
+		rec.InfoURL, rec.Tombstone = at.InfoURL(key), info.NewTombstone(at, res)
 	}
 	if err := info.WriteRefusalPage(w, rec); err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)

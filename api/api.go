@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/ezid/anvl"
 	"github.com/caddy-ark/caddy-ark/mint"
 	"github.com/caddy-ark/caddy-ark/resolve"
 	"github.com/caddy-ark/caddy-ark/stats"
@@ -55,6 +56,12 @@ type API struct {
 	// EZID's API, version 2, beside this one, for clients written for
 	// EZID. Off when absent.
 	EZID *EZID `json:"ezid,omitempty"`
+
+	// EZIDBinding makes the binding of an identifier of EZID's downloads,
+	// which POST import?format= reads: ezid.ImportBinding, which the
+	// handler sets (the ezid package imports this one). Without it, those
+	// formats are refused.
+	EZIDBinding func(id string, elems []anvl.Element) (*store.Binding, error) `json:"-"`
 
 	people *people            // People compiled; nil when off
 	keys   map[string]*apiKey // by the SHA-256 hash of the key

@@ -139,8 +139,9 @@ func (a *API) Import(ctx context.Context, s Site, who *Caller, body io.Reader) (
 	return ss.importTable(ctx, http.MaxBytesReader(nil, io.NopCloser(body), a.maxBody()))
 }
 
-// serveImport answers POST import: a table file into the store, all of it
-// or, at the first entry refused, none of it. The body is read as the
+// serveImport answers POST import: a table file (or, with ?format=, a
+// source `caddy ark import` reads, such as EZID's downloads) into the
+// store, all of it or, at the first entry refused, none of it. The body is read as the
 // store takes it, so memory does not grow with its size; a client that
 // goes away, or a server that stops, ends it with nothing kept.
 func (c *apiCall) serveImport() error {
@@ -148,7 +149,17 @@ func (c *apiCall) serveImport() error {
 	if c.r.ContentLength > limit {
 		return writeAPIError(c.w, http.StatusRequestEntityTooLarge, "the body is larger than the API's max_body, "+formatBytes(limit))
 	}
-	res, err := c.importTable(c.r.Context(), http.MaxBytesReader(c.w, c.r.Body, limit))
+	format, err := importFormat(c.r)
+	if err != nil {
+		return c.fail(err)
+	}
+	body := http.MaxBytesReader(c.w, c.r.Body, limit)
+	var res *ImportResult
+	if format == "json" {
+		res, err = c.importTable(c.r.Context(), body)
+	} else {
+		res, err = c.importSource(c.r.Context(), body, format)
+	}
 	if err != nil {
 		return c.fail(err)
 	}

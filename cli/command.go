@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/ezid"
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
 	"github.com/caddy-ark/caddy-ark/table"
@@ -158,7 +159,7 @@ not bound are not exported, so they are not checked that way).
 // importCommand builds `caddy ark import`.
 func importCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import [--format csv|tsv|rewritemap|nginx|json|auto] [--encoding utf-8|latin1] [-v] [--skip-test-arks] [-o <table.json>] <file>",
+		Use:   "import [--format csv|tsv|rewritemap|nginx|json|anvl|xml|auto] [--encoding utf-8|latin1] [-v] [--skip-test-arks] [-o <table.json>] <file>",
 		Short: "Makes a table file from an existing list of identifiers",
 		Long: `
 Reads a list of identifiers and their targets and writes it as a table file
@@ -166,17 +167,23 @@ Reads a list of identifiers and their targets and writes it as a table file
 formats:
 
 	csv, tsv     id,target[,status] rows; a header row naming the columns
-	             is optional (id/_id, target/_target, status, EZID's
-	             _status, _created and _updated, who/what/when/where and
-	             erc.*)
+	             is optional (id, target/_target, status,
+	             who/what/when/where and erc.*); a header row with _id
+	             is EZID's CSV download, every column an EZID element
+	anvl, xml    EZID's ANVL and XML downloads
 	rewritemap   an Apache RewriteMap text file: "key value" lines
 	nginx        the map blocks of an nginx configuration:
 	             map $var $out { key value; ... }, or a file of
 	             "key value;" lines as a map block includes them
 	json         a JSON table file, caddy ark export's output or the
 	             API's export, every field kept as written
-	auto         by the file's extension (.csv .tsv .conf), else by its
-	             first line: one ending in ";" is nginx (the default)
+	auto         by the file's extension (.csv .tsv .conf .xml), else by
+	             its first line: one ending in ";" is nginx, ":: <id>"
+	             EZID's ANVL (the default)
+
+A gzip file (EZID's downloads are .gz) is read decompressed. EZID's elements
+are kept whole (_owner, _created, _updated, _export, _profile, erc.*, dc.*,
+datacite.*, the whole-record datacite XML), as the EZID API keeps them.
 
 An id may be a resolver's URL of the identifier (https://n2t.net/ark:/12345/x)
 or a path (/ark:/12345/x): the part before "ark:" or "urn:" is left out. A
@@ -186,8 +193,9 @@ is refused with its line, unless --encoding latin1 says to read it as Latin-1
 bad line, and every identifier assigned twice with different targets, is
 reported on standard error as "<file>:<line>: <reason>", and then no table is
 written and the exit status is 1. A line repeating an earlier assignment, and
-an identifier EZID holds as reserved (never public), are left out and counted
-in the summary; -v lists them. ARKs under NAAN 99999, which marks test and
+in a table an identifier EZID holds as reserved (a table has no reserved
+state), are left out and counted in the summary; -v lists them. In a store
+(--postgres) a reserved identifier stays reserved. ARKs under NAAN 99999, which marks test and
 invalid ARKs (EZID's test shoulders), are refused as the handler refuses
 them, unless --skip-test-arks leaves them out, counted the same way. With -o the table
 appears only once it is complete; on standard output a failed import does not
@@ -201,7 +209,7 @@ differently in the store, keeps nothing.
 `,
 		Args: cobra.ExactArgs(1),
 	}
-	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx, json or auto")
+	cmd.Flags().StringP("format", "f", "auto", "Input format: csv, tsv, rewritemap, nginx, json, anvl, xml (EZID's downloads) or auto")
 	cmd.Flags().StringP("output", "o", "", "Table file to write (default: standard output)")
 	cmd.Flags().String("encoding", "utf-8", "The input's character encoding: utf-8 or latin1")
 	cmd.Flags().BoolP("verbose", "v", false, "List each line left out, not only how many")
@@ -214,6 +222,7 @@ differently in the store, keeps nothing.
 		opts.Encoding, _ = cmd.Flags().GetString("encoding")
 		opts.Verbose, _ = cmd.Flags().GetBool("verbose")
 		opts.SkipTestARKs, _ = cmd.Flags().GetBool("skip-test-arks")
+		opts.EZIDBinding = ezid.ImportBinding
 		output, _ := cmd.Flags().GetString("output")
 		dsn, _ := cmd.Flags().GetString("postgres")
 		schema, _ := cmd.Flags().GetString("schema")

@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 
+	"github.com/caddy-ark/caddy-ark/ezid/download"
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 )
 
 // openImport opens the file at path (standard input for "-") for an
-// import, and names its format when opts.Format is "auto".
+// import, decompressed when it is gzip (EZID's downloads are), and names
+// its format when opts.Format is "auto".
 func openImport(path string, opts importer.Options, stdin io.Reader) (br *bufio.Reader, name string, detected importer.Options, closeInput func(), err error) {
 	in, name, closeInput := stdin, "stdin", func() {}
 	if path != "-" {
@@ -22,6 +24,12 @@ func openImport(path string, opts importer.Options, stdin io.Reader) (br *bufio.
 		in, name, closeInput = f, path, func() { f.Close() }
 	}
 	br = bufio.NewReaderSize(in, 64<<10)
+	if plain, err := download.Gunzip(br); err != nil {
+		closeInput()
+		return nil, "", opts, nil, fmt.Errorf("%s: %w", name, err)
+	} else if plain != io.Reader(br) {
+		br = bufio.NewReaderSize(plain, 64<<10)
+	}
 	if opts.Format == "auto" {
 		opts.Format = importer.Guess(path, br)
 	}

@@ -10,15 +10,15 @@ import (
 	"github.com/caddy-ark/caddy-ark/importer"
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
-	"github.com/caddy-ark/caddy-ark/table"
 )
 
-// importToPostgres imports what importTable makes of br straight into the
-// PostgreSQL store at dsn, under schema: the rows stream through COPY in
-// one transaction, so a refused line or a conflict with the store keeps
-// nothing. The store's schema is created or migrated first, as a Caddy
-// node would. The table files of Caddy configs are not consulted: an
-// identifier they assign resolves from them whatever the store says.
+// importToPostgres imports what importer.Bindings makes of br straight
+// into the PostgreSQL store at dsn, under schema: the rows stream through
+// COPY in one transaction, so a refused line or a conflict with the store
+// keeps nothing. EZID's reserved identifiers are kept reserved. The
+// store's schema is created or migrated first, as a Caddy node would. The
+// table files of Caddy configs are not consulted: an identifier they
+// assign resolves from them whatever the store says.
 func importToPostgres(br *bufio.Reader, name string, opts importer.Options, dsn, schema string, errOut io.Writer) error {
 	b, err := postgres.Open(dsn, schema)
 	if err != nil {
@@ -26,35 +26,37 @@ func importToPostgres(br *bufio.Reader, name string, opts importer.Options, dsn,
 	}
 	defer b.Destruct()
 
-	pr, pw := io.Pipe()
-	var stats importer.Stats
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bindings := make(chan *store.Binding, 256)
+	var (
+		stats   importer.Stats
+		readErr error // valid once bindings is closed
+	)
 	go func() {
-		var err error
-		stats, err = importer.Convert(br, name, opts, pw, errOut)
-		pw.CloseWithError(err)
-	}()
-	entries := make(chan *table.Entry)
-	read := make(chan error, 1)
-	go func() {
-		_, err := table.NewReader(pr).Each(func(e *table.Entry) error { entries <- e; return nil })
-		pr.CloseWithError(err)
-		close(entries)
-		read <- err
-	}()
-	n, err := b.Import(context.Background(), func() (*store.Binding, error) {
-		e, ok := <-entries
-		if !ok {
-			if err := <-read; err != nil {
-				return nil, err
+		defer close(bindings)
+		stats, readErr = importer.Bindings(br, name, opts, errOut, func(sb *store.Binding) error {
+			select {
+			case bindings <- sb:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-			return nil, io.EOF
+		})
+	}()
+	n, err := b.Import(ctx, func() (*store.Binding, error) {
+		if sb, ok := <-bindings; ok {
+			return sb, nil
 		}
-		return importer.Binding(e)
+		if readErr != nil {
+			return nil, readErr
+		}
+		return nil, io.EOF
 	}, "caddy ark import")
+	cancel()
+	for range bindings { // let the reader finish
+	}
 	if err != nil {
-		pr.CloseWithError(err)
-		for range entries { // let the reader finish
-		}
 		var ie *store.ImportError
 		if errors.As(err, &ie) {
 			return fmt.Errorf("%s: nothing imported: entry %d (%s) is already bound differently in the store: %w", name, ie.Index, ie.Key, ie.Err)

@@ -47,6 +47,9 @@ const blankMetaRows = 3
 // status is the answer's.
 func (p *page) editForm(raw string, status int, problem string, in *editView) error {
 	id := unescapeID(raw)
+	if why := p.mayNotWrite(id); why != "" {
+		return p.problem(http.StatusForbidden, why)
+	}
 	v := in
 	if v == nil {
 		rec, err := p.get(id)

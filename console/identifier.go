@@ -64,6 +64,7 @@ type identifierView struct {
 	Meta     []metaRow
 	History  []changeView
 	Info     string // the path of its ?info page
+	Table    string // the table file or map that assigns it, read only here; "" for the store's
 	MayWrite bool
 	Check    *targetCheckView // nil when its target has not been checked
 }
@@ -107,7 +108,10 @@ func (p *page) identifier(raw string) error {
 	id := unescapeID(raw)
 	rec, err := p.get(id)
 	if errors.Is(err, errNotStored) {
-		return p.render(http.StatusNotFound, view{Title: id, Error: id + " is not minted or bound in the store.", Page: identifierView{ID: id, MayWrite: p.sess.key.MayWrite(id)}}, "identifier")
+		return p.render(http.StatusNotFound, view{Title: id, Error: id + " is not minted or bound in the store.", Page: identifierView{ID: id, MayWrite: p.mayNotWrite(id) == ""}}, "identifier")
+	}
+	if v := p.fromTable(id, err); v != nil {
+		return p.render(http.StatusOK, view{Title: v.ID, Page: *v}, "identifier")
 	}
 	if err != nil {
 		return p.fail(err)

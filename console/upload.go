@@ -78,7 +78,7 @@ func (p *page) importFile() error {
 	if !p.c.validToken(p.sess, fields[csrfField]) {
 		return p.problem(http.StatusForbidden, "This form has no valid token (it was not sent from this console in this session): nothing was done.")
 	}
-	opts := importer.Options{Format: fields["format"], Encoding: fields["encoding"]}
+	opts := importer.Options{Format: fields["format"], Encoding: fields["encoding"], EZIDBinding: p.c.api.EZIDBinding}
 	if err := opts.Check(); err != nil {
 		return p.importForm(err.Error(), http.StatusBadRequest)
 	}

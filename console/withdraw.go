@@ -23,6 +23,9 @@ type withdrawView struct {
 // is the answer's.
 func (p *page) withdrawForm(raw string, status int, problem, reason string) error {
 	id := unescapeID(raw)
+	if why := p.mayNotWrite(id); why != "" {
+		return p.problem(http.StatusForbidden, why)
+	}
 	rec, err := p.get(id)
 	switch {
 	case errors.Is(err, errNotStored):

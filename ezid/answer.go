@@ -87,7 +87,7 @@ func (c *call) allowed() string {
 	switch op {
 	case opID:
 		return "GET, HEAD, PUT, POST, DELETE"
-	case opShoulder:
+	case opShoulder, opDownloadRequest:
 		return "POST"
 	}
 	return "GET, HEAD"

@@ -48,8 +48,10 @@ func (s *Server) Route(r *http.Request) (op, rest string, ok bool) {
 	switch op {
 	case opID, opShoulder:
 		return op, rest, hasRest
-	case opLogin, opLogout, opStatus:
+	case opLogin, opLogout, opStatus, opDownloadRequest:
 		return op, "", !hasRest
+	case opDownload:
+		return op, rest, hasRest && rest != ""
 	}
 	return "", "", false
 }
@@ -65,6 +67,10 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, op, rest string, 
 		return c.login()
 	case opLogout:
 		return c.logout()
+	case opDownloadRequest:
+		return c.downloadRequest()
+	case opDownload:
+		return c.serveDownload(rest)
 	case opShoulder:
 		if r.Method != http.MethodPost {
 			return c.answer(errMethodNotAllowed)

@@ -19,7 +19,7 @@ import (
 
 // importColumns are the column names a header row may use, by role.
 var importColumns = map[string]string{
-	"id": "id", "_id": "id", "identifier": "id", "ark": "id",
+	"id": "id", "identifier": "id", "ark": "id",
 	"target": "target", "_target": "target", "url": "target", "location": "target",
 	"status":   "status",
 	"_status":  "ezid_status",
@@ -40,6 +40,7 @@ type delimitedLayout struct {
 	fields                         int  // how many the header row has
 	headerLine                     int  // where it is
 	sep                            rune // ',' or '\t'
+	ezid                           bool // EZID's CSV download: every column is an element
 }
 
 // ezidDates are the meta keys of EZID's dates: _created is the allocation
@@ -146,6 +147,9 @@ func delimitedHeader(rec []string) (l delimitedLayout, note string, err error) {
 	if looksLikeID(rec[0]) {
 		return headerless, "", nil
 	}
+	if slices.ContainsFunc(rec, func(name string) bool { return strings.TrimSpace(name) == "_id" }) {
+		return ezidCSVHeader(rec)
+	}
 	l = delimitedLayout{id: -1, target: -1, status: -1, ezidStatus: -1, meta: map[int]string{}, dates: map[int]string{},
 		names: slices.Clone(rec), header: true, fields: len(rec)}
 	var ignored []string
@@ -234,6 +238,9 @@ func (l *delimitedLayout) row(line int, rec []string) sourceRow {
 			}
 		}
 		return sourceRow{line: line, err: fmt.Errorf("%s where the header row (line %d) has %s: %s", count(len(rec), "field"), l.headerLine, count(l.fields, "column"), hint)}
+	}
+	if l.ezid {
+		return l.ezidCSVRow(line, rec)
 	}
 	get := func(i int) string {
 		if i < 0 || i >= len(rec) {

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-ark/caddy-ark/ezid/anvl"
 	"github.com/caddy-ark/caddy-ark/normalize"
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/table"
 )
 
@@ -32,9 +34,12 @@ type sourceRow struct {
 	// nil for none, empty when the source wrote an empty object.
 	passthrough *bool
 	meta        map[string]string
-	err         error  // why the line cannot be imported
-	skip        string // why the line is left out, when that is not an error: a kind, counted in the summary
-	note        string // something to tell about the line, which is not a row
+	// ezidElements are the elements of an EZID record (see ezidRow),
+	// which stand for the fields above.
+	ezidElements []anvl.Element
+	err          error  // why the line cannot be imported
+	skip         string // why the line is left out, when that is not an error: a kind, counted in the summary
+	note         string // something to tell about the line, which is not a row
 }
 
 // format reads rows from r, calling row for each. It returns an error
@@ -49,17 +54,23 @@ var formats = map[string]format{
 	"rewritemap": readRewriteMap,
 	"nginx":      readNginxMaps,
 	"json":       readTableJSON,
+	"anvl":       readEZIDANVL,
+	"xml":        readEZIDXML,
 }
 
 // Options says how Convert reads a source.
 type Options struct {
-	Format   string // csv, tsv, rewritemap, nginx or json
+	Format   string // csv, tsv, rewritemap, nginx, json, anvl or xml (EZID's downloads)
 	Encoding string // utf-8 (the default when empty) or latin1
 	Verbose  bool   // list each line left out, not only how many
 	// SkipTestARKs leaves out the ARKs under NAAN 99999, which marks test
 	// and invalid ARKs (as in an EZID download), counting them, instead
 	// of refusing them.
 	SkipTestARKs bool
+	// EZIDBinding makes the binding of an identifier of EZID's downloads
+	// (the formats anvl and xml, and csv with an _id column) from its
+	// elements: ezid.ImportBinding. Without it they are refused.
+	EZIDBinding func(id string, elems []anvl.Element) (*store.Binding, error)
 }
 
 // Check refuses a format or an encoding that Convert does not know, with
@@ -67,7 +78,7 @@ type Options struct {
 // before it converts.
 func (o Options) Check() error {
 	if _, ok := formats[o.Format]; !ok && o.Format != "auto" {
-		return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx, json or auto, not %q", o.Format)
+		return fmt.Errorf("--format must be csv, tsv, rewritemap, nginx, json, anvl, xml or auto, not %q", o.Format)
 	}
 	if _, ok := encodings[strings.ToLower(o.Encoding)]; !ok && o.Encoding != "" {
 		return fmt.Errorf("--encoding must be utf-8 or latin1 (iso-8859-1), not %q", o.Encoding)
@@ -94,10 +105,16 @@ type importer struct {
 	dups     int
 	written  int            // entries written to out
 	skipped  map[string]int // lines left out, by why
+	reserved int            // EZID's reserved identifiers given to sink
+	// sink, when set, takes each binding in place of out (an import
+	// into a store): EZID's reserved identifiers are kept.
+	sink func(*store.Binding) error
+	// ezidBinding is Options.EZIDBinding.
+	ezidBinding func(id string, elems []anvl.Element) (*store.Binding, error)
 }
 
 func newImporter(name string, out, errOut io.Writer, opts Options) *importer {
-	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut, verbose: opts.Verbose, skipTest: opts.SkipTestARKs, skipped: map[string]int{}}
+	im := &importer{name: name, b: table.NewBuilder(0), out: bufio.NewWriter(out), errOut: errOut, verbose: opts.Verbose, skipTest: opts.SkipTestARKs, skipped: map[string]int{}, ezidBinding: opts.EZIDBinding}
 	im.b.StartLinedSource(name)
 	im.enc = json.NewEncoder(&im.buf)
 	im.enc.SetEscapeHTML(false)
@@ -134,6 +151,10 @@ func (im *importer) take(row sourceRow) {
 		}
 		return
 	}
+	if row.ezidElements != nil {
+		im.takeEZID(row)
+		return
+	}
 	e := table.Entry{ID: importID(row.id), Target: row.target, Passthrough: row.passthrough, Meta: row.meta}
 	if row.status != "" {
 		n, err := strconv.Atoi(row.status)
@@ -143,11 +164,30 @@ func (im *importer) take(row sourceRow) {
 		}
 		e.Status = n
 	}
+	im.add(row, &e, nil)
+}
+
+// add checks e, the entry of row, as a table loader does, and writes it
+// unless it repeats an earlier one, or gives its binding to the sink (b,
+// for an EZID record, else e's).
+func (im *importer) add(row sourceRow, e *table.Entry, b *store.Binding) {
 	if err := table.CheckUntrustedInPlace(e.Target, e.Status, nil); err != nil {
 		im.problem(row.line, err)
 		return
 	}
-	key, dup, err := im.b.AddLine(&e, row.line)
+	var (
+		key string
+		dup bool
+		err error
+	)
+	if im.sink != nil {
+		// A store finds repeated and conflicting identifiers itself
+		// (store.Store.Import): nothing of the source is held here, so
+		// memory does not grow with its size.
+		key, _, _, err = e.Compile()
+	} else {
+		key, dup, err = im.b.AddLine(e, row.line)
+	}
 	if err != nil {
 		if isTestARK(e.ID) {
 			err = fmt.Errorf("%w (test ARKs, as in an EZID download: --skip-test-arks leaves them out)", err)
@@ -160,6 +200,10 @@ func (im *importer) take(row sourceRow) {
 		if im.verbose {
 			fmt.Fprintf(im.errOut, "%s:%d: left out: %s repeats an earlier assignment\n", im.name, row.line, row.id)
 		}
+		return
+	}
+	if im.sink != nil {
+		im.toSink(row, e, b, key)
 		return
 	}
 	im.buf.Reset()
@@ -227,6 +271,7 @@ func importID(s string) string {
 // Stats is what an import did.
 type Stats struct {
 	entries, dups int
+	reserved      int            // of the entries, EZID's reserved identifiers kept reserved in a store
 	skipped       map[string]int // lines left out, by why
 	listed        bool           // and they were listed one by one
 }
@@ -241,27 +286,12 @@ type Stats struct {
 // on purpose are counted in the Stats, and listed to errOut when
 // opts.Verbose.
 func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (Stats, error) {
-	if err := opts.Check(); err != nil {
+	im, read, err := start(name, opts, out, errOut)
+	if err != nil {
 		return Stats{}, err
 	}
-	read, ok := formats[opts.Format]
-	if !ok {
-		return Stats{}, fmt.Errorf("no format given for %s", name)
-	}
-	im := newImporter(name, out, errOut, opts)
 	im.out.WriteString("{\"entries\": [\n")
-	err := read(skipBOM(newDecoder(in, encodings[strings.ToLower(opts.Encoding)])), im.take)
-	if encErr := (*EncodingError)(nil); errors.As(err, &encErr) {
-		im.problem(encErr.Line, encErr)
-		err = nil
-	}
-	if err == nil && im.problems > 0 {
-		if im.problems > maxImportProblems {
-			fmt.Fprintf(errOut, "%s: %d more problems not shown\n", name, im.problems-maxImportProblems)
-		}
-		err = fmt.Errorf("%s: %s: the table was not completed", name, count(im.problems, "problem"))
-	}
-	stats := Stats{entries: im.written, dups: im.dups, skipped: im.skipped, listed: opts.Verbose}
+	stats, err := im.run(in, read, opts)
 	if err == nil {
 		if stats.entries > 0 {
 			im.out.WriteString("\n")
@@ -272,6 +302,63 @@ func Convert(in io.Reader, name string, opts Options, out, errOut io.Writer) (St
 		err = ferr
 	}
 	return stats, err
+}
+
+// Bindings reads the source as Convert does, with the same checks of each
+// entry, and gives sink the binding of each, for a store, in place of
+// writing a table: EZID's reserved identifiers are kept, reserved (Status
+// 0). It holds no entry once given: repeated and conflicting identifiers
+// are the store's to find (store.Store.Import), so memory does not grow
+// with the source. An
+// error of sink stops the reading and is returned; so is the failure of a
+// source with problems, after sink has had some of its bindings: the
+// caller's import must then keep nothing.
+func Bindings(in io.Reader, name string, opts Options, errOut io.Writer, sink func(*store.Binding) error) (Stats, error) {
+	im, read, err := start(name, opts, io.Discard, errOut)
+	if err != nil {
+		return Stats{}, err
+	}
+	var sinkErr error
+	im.sink = func(b *store.Binding) error {
+		if sinkErr == nil {
+			sinkErr = sink(b)
+		}
+		return sinkErr
+	}
+	stats, err := im.run(in, read, opts)
+	if sinkErr != nil {
+		return stats, sinkErr
+	}
+	return stats, err
+}
+
+// start checks opts and makes the importer of a source.
+func start(name string, opts Options, out, errOut io.Writer) (*importer, format, error) {
+	if err := opts.Check(); err != nil {
+		return nil, nil, err
+	}
+	read, ok := formats[opts.Format]
+	if !ok {
+		return nil, nil, fmt.Errorf("no format given for %s", name)
+	}
+	return newImporter(name, out, errOut, opts), read, nil
+}
+
+// run reads in with read, importing each row, and returns what it did; it
+// fails when a row had a problem.
+func (im *importer) run(in io.Reader, read format, opts Options) (Stats, error) {
+	err := read(skipBOM(newDecoder(in, encodings[strings.ToLower(opts.Encoding)])), im.take)
+	if encErr := (*EncodingError)(nil); errors.As(err, &encErr) {
+		im.problem(encErr.Line, encErr)
+		err = nil
+	}
+	if err == nil && im.problems > 0 {
+		if im.problems > maxImportProblems {
+			fmt.Fprintf(im.errOut, "%s: %d more problems not shown\n", im.name, im.problems-maxImportProblems)
+		}
+		err = fmt.Errorf("%s: %s: the table was not completed", im.name, count(im.problems, "problem"))
+	}
+	return Stats{entries: im.written, dups: im.dups, skipped: im.skipped, reserved: im.reserved, listed: opts.Verbose}, err
 }
 
 // skipBOM drops a UTF-8 byte order mark at the start of r, which
@@ -287,6 +374,9 @@ func skipBOM(r io.Reader) io.Reader {
 // String summarises the conversion for the command's output.
 func (s Stats) String() string {
 	msg := count(s.entries, "identifier")
+	if s.reserved > 0 {
+		msg += fmt.Sprintf(" (%d reserved in EZID, kept reserved: not resolved, never minted again)", s.reserved)
+	}
 	if s.dups > 0 {
 		msg += fmt.Sprintf(" (%s repeating an earlier one left out)", count(s.dups, "line"))
 	}
@@ -306,12 +396,18 @@ func (s Stats) String() string {
 	return msg
 }
 
-// Guess picks the format from the file name's extension, else from the
-// first line that is not blank or a comment. A line ending in ";" is an
-// nginx map line, whatever the extension: the file a map block includes
-// (include arks.map;) is often named .map, as RewriteMap files are.
+// Guess picks the format from the file name's extension (a ".gz" after
+// it left out), else from the first line that is not blank or a comment.
+// A line ending in ";" is an nginx map line, whatever the extension: the
+// file a map block includes (include arks.map;) is often named .map, as
+// RewriteMap files are. EZID's downloads are known by their first line
+// (":: <identifier>" for ANVL, whose files are named .txt; an XML
+// declaration or <records> for XML).
 func Guess(path string, br *bufio.Reader) string {
+	path = strings.TrimSuffix(path, ".gz")
 	switch strings.ToLower(filepath.Ext(path)) {
+	case ".xml":
+		return "xml"
 	case ".csv":
 		return "csv"
 	case ".tsv", ".tab":
@@ -328,6 +424,12 @@ func Guess(path string, br *bufio.Reader) string {
 	}
 	if nginxMapStart.MatchString(text) {
 		return "nginx"
+	}
+	switch first := strings.TrimSpace(text); {
+	case strings.HasPrefix(first, "::"):
+		return "anvl"
+	case strings.HasPrefix(first, "<?xml"), strings.HasPrefix(first, "<records"):
+		return "xml"
 	}
 	for line := range strings.Lines(text) {
 		line, _, _ = strings.Cut(line, "#")

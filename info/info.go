@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/resolve"
 )
 
@@ -69,6 +71,9 @@ type element struct {
 	Value string
 	// Link is a URL for Value, or "".
 	Link string
+	// Spans is Value in runs, some linked (a who's ORCID and ROR
+	// identifiers), or nil: the HTML page shows them instead of Value.
+	Spans []Span
 }
 
 // metaElements are the meta keys that a record shows in their own place;
@@ -127,7 +132,7 @@ func (rec *Record) Kernel() []element {
 	if w := rec.Meta["where"]; w != "" {
 		where = element{Name: "where", Value: w, Link: httpURL(w)}
 	}
-	return []element{{Name: "who", Value: rec.Meta["who"]}, {Name: "what", Value: rec.Meta["what"]},
+	return []element{{Name: "who", Value: rec.Meta["who"], Spans: creatorSpans(rec.Meta["who"])}, {Name: "what", Value: rec.Meta["what"]},
 		{Name: "when", Value: rec.Meta["when"]}, where}
 }
 
@@ -141,7 +146,20 @@ func (rec *Record) Support() []element {
 		what = rec.Policy.Statement
 	}
 	return []element{{Name: "who", Value: rec.host}, {Name: "what", Value: what},
-		{Name: "when", Value: rec.Meta["allocated"]}, {Name: "where", Value: rec.policyAt, Link: rec.policyAt}}
+		{Name: "when", Value: rec.allocated()}, {Name: "where", Value: rec.policyAt, Link: rec.policyAt}}
+}
+
+// allocated is the allocation date: the metadata's "allocated", else the
+// _created that an identifier from EZID keeps (Unix seconds), as an RFC
+// 3339 date-time in UTC.
+func (rec *Record) allocated() string {
+	if v := rec.Meta["allocated"]; v != "" {
+		return v
+	}
+	if secs, err := strconv.ParseInt(rec.Meta["_created"], 10, 64); err == nil {
+		return time.Unix(secs, 0).UTC().Format(time.RFC3339)
+	}
+	return ""
 }
 
 // Details returns everything else: the identifier, its resolution, the
@@ -172,10 +190,22 @@ func (rec *Record) Details() []element {
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Meta)) {
 		if !slices.Contains(metaElements, k) && (k != "reason" || rec.Reason == "") {
-			add(k, rec.Meta[k], "")
+			v, link := rec.Meta[k], ""
+			if k == metadata.KeySuccessor {
+				if s := successorOf(rec.Meta, rec.Resolver); s != nil {
+					v, link = s.URL, s.URL // as every format gives it: an ARK or URN made its URL here
+				}
+			}
+			add(k, v, link)
 		}
 	}
 	return out
+}
+
+// successorOf returns what the successor meta names, nil when nothing:
+// an ARK or URN made a URL under resolver, or an http(s) URL.
+func successorOf(meta map[string]string, resolver string) *metadata.Successor {
+	return metadata.ParseSuccessor(meta[metadata.KeySuccessor], resolver)
 }
 
 // Withdrawn reports whether the record is a tombstone.

@@ -21,10 +21,11 @@ type RefusalRecord struct {
 	Status       int
 	StatusText   string
 	Reason       string
-	ID           string // the normalized identifier, "" when there is none
-	InfoURL      string // a withdrawn identifier's ?info, else ""
-	Home         string // the site's home page
-	Organization string // the organization's name, "" when not configured
+	ID           string     // the normalized identifier, "" when there is none
+	InfoURL      string     // a withdrawn identifier's ?info, else ""
+	Tombstone    *Tombstone // a withdrawn identifier's, else nil
+	Home         string     // the site's home page
+	Organization string     // the organization's name, "" when not configured
 }
 
 // WriteRefusal answers with status and a one-line plain-text reason.

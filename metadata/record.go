@@ -107,7 +107,7 @@ func New(id Identifier, meta map[string]string, defaults Defaults, organization 
 	}
 	if id.Status == http.StatusGone {
 		r.Withdrawal = &Withdrawal{Date: ParseDate(get(KeyWithdrawn)), Reason: get(KeyReason),
-			Successor: parseSuccessor(get(KeySuccessor), id.Resolver)}
+			Successor: ParseSuccessor(get(KeySuccessor), id.Resolver)}
 		if r.Withdrawal.Reason == "" {
 			r.Withdrawal.Reason = clean(id.Reason)
 		}

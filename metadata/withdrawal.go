@@ -28,10 +28,10 @@ type Successor struct {
 	URL string
 }
 
-// parseSuccessor reads the successor syntax: an ARK or URN, made a URL
-// under resolver, or an absolute http(s) URL. Anything else is no
-// successor.
-func parseSuccessor(v, resolver string) *Successor {
+// ParseSuccessor reads the successor syntax: an ARK or URN, made a URL
+// under resolver (the site's URL with its trailing "/"), or an absolute
+// http(s) URL. Anything else is no successor: nil.
+func ParseSuccessor(v, resolver string) *Successor {
 	if v == "" {
 		return nil
 	}

@@ -253,6 +253,15 @@ func TestConsoleImport(t *testing.T) {
 	if r := s.Lookup("ark:12345/x5b"); r == nil || r.Binding.Target != "https://b.example.org/" || r.Binding.By != "editor" {
 		t.Errorf("after the import: %+v", r)
 	}
+	// EZID's CSV download, its elements kept (a reserved identifier is
+	// counted: the console imports a table).
+	got = u.Upload(token, "auto", "ezid.csv", "_id,_target,_status,erc.who\nark:/12345/x5g,https://g.example.org/,public,Example Museum\nark:/12345/x5h,https://h.example.org/,reserved,\n")
+	if got.Status != http.StatusOK || !strings.Contains(got.Body, "Imported: 1 new in the store") {
+		t.Fatalf("importing EZID's CSV: %d %s", got.Status, got.Body)
+	}
+	if r := s.Lookup("ark:12345/x5g"); r == nil || r.Binding.Meta["erc.who"] != "Example Museum" {
+		t.Errorf("after EZID's CSV: %+v", r)
+	}
 	// A bad line imports nothing, and is shown.
 	got = u.Upload(token, "csv", "bad.csv", "ark:12345/x5c,https://c.example.org/\nark:12345/x5d,not a target\n")
 	if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, "bad.csv:2:") || !strings.Contains(got.Body, "nothing was imported") {

@@ -3,12 +3,14 @@ package serve
 import (
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 	"github.com/caddy-ark/caddy-ark/table"
+	"golang.org/x/net/html"
 )
 
 // infoSite is a site whose identifiers carry metadata, with policies for
@@ -22,7 +24,8 @@ func infoSite(t *testing.T) *caddytest.Site {
 			"allocated": "2024-05-01", "curator": "J. Doe"}},
 		{ID: "ark:12345/k8m2n4", Target: "https://repo.example.org/items/k8m2n4", Status: 307},
 		{ID: "ark:12345/g5h6j7", Status: 410, Meta: map[string]string{
-			"what": "A withdrawn photograph", "reason": "Withdrawn 2025-01-10 at the rights holder's request"}},
+			"what": "A withdrawn photograph", "reason": "at the rights holder's request", "withdrawn": "2025-01-10",
+			"successor": "ark:/12345/g5-h6j9"}},
 		{ID: "ark:12345/g5h6j8", Status: 410},
 		{ID: "ark:12345/x%3Cscript%3E%22", Target: "https://repo.example.org/xss", Meta: map[string]string{
 			"who": `A "quoted" <b>name</b>`, "what": `<script>alert("x")</script>`,
@@ -176,30 +179,88 @@ func TestInfoDescribesEveryResolutionKindInEveryFormat(t *testing.T) {
 }
 
 // A withdrawn identifier keeps answering ?info: the tombstone shows that it
-// existed, why it went, and that it will not be reassigned.
+// existed, why it went, what replaces it (as its URL, as docs/metadata-
+// model.md promises, in the text too), and that it will not be reassigned.
 func TestWithdrawnIdentifiersKeepTheirTombstone(t *testing.T) {
 	s := infoSite(t)
 	if got := s.Get("/ark:12345/g5h6j7"); got.Status != 410 {
 		t.Fatalf("without inflection: got %d", got.Status)
 	}
 	rec := caddytest.DecodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5-h6j7?info", caddytest.AcceptJSON))
-	if rec.Status != 410 || rec.Target != "" || rec.Reason != "Withdrawn 2025-01-10 at the rights holder's request" ||
+	if rec.Status != 410 || rec.Target != "" || rec.Reason != "at the rights holder's request" ||
 		rec.Meta["what"] != "A withdrawn photograph" {
 		t.Errorf("tombstone: %+v", rec)
 	}
+	successor := s.Base + "/ark:12345/g5h6j9"
 	plain := s.Get("/ark:12345/g5h6j7?")
 	containsAll(t, "ANVL tombstone", plain.Body, "\nwhat: A withdrawn photograph\n", "\nstatus: 410 Gone\n",
-		"\nreason: Withdrawn 2025-01-10 at the rights holder's request\n")
-	if strings.Count(plain.Body, "reason:") != 1 {
-		t.Errorf("the reason appears twice:\n%s", plain.Body)
+		"\nreason: at the rights holder's request\n", "\nsuccessor: "+successor+"\n")
+	if strings.Count(plain.Body, "reason:") != 1 || strings.Count(plain.Body, "successor:") != 1 {
+		t.Errorf("the reason or successor appears twice:\n%s", plain.Body)
 	}
 	page := s.Do(http.MethodGet, "/ark:12345/g5h6j7??", caddytest.AcceptHTML)
-	containsAll(t, "HTML tombstone", page.Body, "<strong>Withdrawn.</strong> Withdrawn 2025-01-10 at the rights holder&#39;s request")
+	containsAll(t, "HTML tombstone", page.Body, `<p class="tombstone">Withdrawn on 2025-01-10: at the rights holder&#39;s request. Replaced by <a href="`+successor+`">`)
 
 	bare := caddytest.DecodeRecord(t, s.Do(http.MethodGet, "/ark:12345/g5h6j8?info", caddytest.AcceptJSON))
 	if bare.Status != 410 || bare.Reason != "ark:12345/g5h6j8 has been withdrawn; it will not be assigned again" {
 		t.Errorf("tombstone without metadata: %+v", bare)
 	}
+}
+
+// The page a person's browser gets for a withdrawn ARK says when and why
+// it was withdrawn and links to what replaces it, as ?info does; one
+// withdrawn without metadata says what the resolver knows.
+func TestTombstonePageForPeople(t *testing.T) {
+	s := infoSite(t)
+	got := s.Do(http.MethodGet, "/ark:12345/g5h6j7", caddytest.AcceptHTML)
+	if got.Status != 410 || !strings.HasPrefix(got.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("a browser at a withdrawn ARK: %d %q", got.Status, got.Header.Get("Content-Type"))
+	}
+	text, links := pageText(t, got.Body)
+	for _, want := range []string{"Withdrawn on 2025-01-10: at the rights holder's request.", "Replaced by " + s.Base + "/ark:12345/g5h6j9."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the tombstone page does not say %q:\n%s", want, text)
+		}
+	}
+	if !slices.Contains(links, s.Base+"/ark:12345/g5h6j9") || !slices.Contains(links, s.Base+"/ark:12345/g5h6j7?info") {
+		t.Errorf("the tombstone page links %q", links)
+	}
+	bare := s.Do(http.MethodGet, "/ark:12345/g5h6j8", caddytest.AcceptHTML)
+	if text, _ := pageText(t, bare.Body); bare.Status != 410 || !strings.Contains(text, "Withdrawn: ark:12345/g5h6j8 has been withdrawn; it will not be assigned again.") || strings.Contains(text, "Replaced by") {
+		t.Errorf("the tombstone page without metadata: %d\n%s", bare.Status, text)
+	}
+}
+
+// pageText returns the text of an HTML page as a parser reads it, spaces
+// run together, and the targets of its links.
+func pageText(t *testing.T, page string) (string, []string) {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	var links []string
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			text.WriteString(n.Data)
+		case n.Type == html.ElementNode && (n.Data == "style" || n.Data == "title"):
+			return
+		case n.Type == html.ElementNode && n.Data == "a":
+			for _, a := range n.Attr {
+				if a.Key == "href" {
+					links = append(links, a.Val)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return strings.Join(strings.Fields(text.String()), " "), links
 }
 
 // A NAAN or shoulder alone describes itself through its policy.

@@ -103,10 +103,10 @@ func TestImportNginxIncludedMapFile(t *testing.T) {
 
 // EZID's _created and _updated, written as ISO 8601 (EZID's download
 // with timestamps converted), were dropped without a word: only seconds
-// were read, and _updated was left out. Both are kept: _created as
-// allocated (what ?info shows as erc-support's when), _updated as
-// updated; seconds become an RFC 3339 date-time, so that no time of day
-// is lost; a value that is neither is refused with its line.
+// were read, and _updated was left out. Both are kept as EZID keeps them,
+// Unix seconds under their own names (ISO 8601 converted, no time of day
+// lost), and ?info shows _created as erc-support's when; a value that is
+// neither is refused with its line.
 func TestImportEZIDDates(t *testing.T) {
 	csv := testkit.WriteFile(t, "ezid.csv", "_id,_target,_status,_created,_updated,erc.who\n"+
 		"ark:/12345/fk3a1,https://repo.example.org/a1,public,2024-05-01T10:20:30Z,2025-01-02T03:04:05Z,Example Museum\n"+
@@ -118,9 +118,9 @@ func TestImportEZIDDates(t *testing.T) {
 	}
 	data, _ := os.ReadFile(out)
 	want := `{"entries": [
-	{"id":"ark:12345/fk3a1","target":"https://repo.example.org/a1","meta":{"allocated":"2024-05-01T10:20:30Z","updated":"2025-01-02T03:04:05Z","who":"Example Museum"}},
-	{"id":"ark:12345/fk3b2","target":"https://repo.example.org/b2","meta":{"allocated":"2024-05-01T10:20:30Z","updated":"2025-01-02T03:04:05Z"}},
-	{"id":"ark:12345/fk3c3","target":"https://repo.example.org/c3","meta":{"allocated":"2024-05-01"}}
+	{"id":"ark:12345/fk3a1","target":"https://repo.example.org/a1","status":302,"meta":{"_created":"1714558830","_updated":"1735787045","erc.who":"Example Museum"}},
+	{"id":"ark:12345/fk3b2","target":"https://repo.example.org/b2","status":302,"meta":{"_created":"1714558830","_updated":"1735787045"}},
+	{"id":"ark:12345/fk3c3","target":"https://repo.example.org/c3","status":302,"meta":{"_created":"1714521600"}}
 ]}
 `
 	if string(data) != want {
@@ -132,16 +132,16 @@ func TestImportEZIDDates(t *testing.T) {
 		table `+out+`
 	}`)
 	info := s.Get("/ark:12345/fk3a1?info").Body
-	for _, line := range []string{"erc-support:\nwho: ", "when: 2024-05-01T10:20:30Z\n", "allocated: 2024-05-01T10:20:30Z\n", "updated: 2025-01-02T03:04:05Z\n"} {
+	for _, line := range []string{"erc-support:\nwho: ", "when: 2024-05-01T10:20:30Z\n", "_created: 1714558830\n", "_updated: 1735787045\n"} {
 		if !strings.Contains(info, line) {
 			t.Errorf("?info lacks %q:\n%s", line, info)
 		}
 	}
 
 	for in, want := range map[string]string{
-		"_id,_target,_created\nark:/12345/fk3d4,/d4,May 1 2024\n":    `:2: _created "May 1 2024": neither an ISO 8601 date or date-time`,
-		"_id,_target,_updated\nark:/12345/fk3e5,/e5,2024-13-01\n":    `:2: _updated "2024-13-01": neither`,
-		"_id,_target,_created,allocated\nark:/12345/fk3f6,/f6,1,2\n": `:1: the header row names the allocated metadata twice: "_created" (column 3) and "allocated" (column 4)`,
+		"_id,_target,_created\nark:/12345/fk3d4,/d4,May 1 2024\n": `:2: ark:/12345/fk3d4: _created "May 1 2024": neither seconds since 1970 nor an ISO 8601 date-time`,
+		"_id,_target,_updated\nark:/12345/fk3e5,/e5,2024-13-01\n": `:2: ark:/12345/fk3e5: _updated "2024-13-01": neither`,
+		"_id,_target,_id\nark:/12345/fk3f6,/f6,x\n":               `:1: the header row names "_id" twice (columns 1 and 3)`,
 	} {
 		path := testkit.WriteFile(t, "d.csv", in)
 		if _, stderr, err := importTo(t, path); err == nil || !strings.Contains(stderr, path+want) {
@@ -217,16 +217,16 @@ func TestImportSkippedLinesCounted(t *testing.T) {
 	b.WriteString("ark:/12345/s-1,/s1,public\n")
 	path := testkit.WriteFile(t, "ezid.csv", b.String())
 	out, stderr, err := importTo(t, path)
-	want := path + " (csv): 1 identifier (1 line repeating an earlier one left out), 3 lines skipped (3 reserved in EZID, never made public; --verbose lists them), written to " + out + "\n"
+	want := path + " (csv): 1 identifier (1 line repeating an earlier one left out), 3 lines skipped (3 reserved in EZID: a table has no reserved state; import into a store to keep it; --verbose lists them), written to " + out + "\n"
 	if err != nil || stderr != want {
 		t.Errorf("%v\n%s\nwant:\n%s", err, stderr, want)
 	}
 	out, stderr, err = importTo(t, "--verbose", path)
-	want = path + ":3: skipped: ark:/12345/s2: reserved in EZID, never made public\n" +
-		path + ":4: skipped: ark:/12345/s3: reserved in EZID, never made public\n" +
-		path + ":5: skipped: ark:/12345/s4: reserved in EZID, never made public\n" +
+	want = path + ":3: skipped: ark:/12345/s2: reserved in EZID: a table has no reserved state; import into a store to keep it\n" +
+		path + ":4: skipped: ark:/12345/s3: reserved in EZID: a table has no reserved state; import into a store to keep it\n" +
+		path + ":5: skipped: ark:/12345/s4: reserved in EZID: a table has no reserved state; import into a store to keep it\n" +
 		path + ":6: left out: ark:/12345/s-1 repeats an earlier assignment\n" +
-		path + " (csv): 1 identifier (1 line repeating an earlier one left out), 3 lines skipped (3 reserved in EZID, never made public), written to " + out + "\n"
+		path + " (csv): 1 identifier (1 line repeating an earlier one left out), 3 lines skipped (3 reserved in EZID: a table has no reserved state; import into a store to keep it), written to " + out + "\n"
 	if err != nil || stderr != want {
 		t.Errorf("--verbose: %v\n%s\nwant:\n%s", err, stderr, want)
 	}

@@ -20,7 +20,7 @@ func TestImportIntoPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr, "2 added to the store") {
+	if !strings.Contains(stderr, "3 added to the store") || !strings.Contains(stderr, "1 reserved in EZID, kept reserved") {
 		t.Errorf("stderr: %s", stderr)
 	}
 	store, err := postgres.Open(dsn, "imp")
@@ -28,15 +28,20 @@ func TestImportIntoPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Destruct()
-	got, err := store.Lookup(context.Background(), []string{"ark:12345/fk2b8c9d", "ark:12345/fk2d3f4g", "ark:12345/nope"})
+	got, err := store.Lookup(context.Background(), []string{"ark:12345/fk2b8c9d", "ark:12345/fk2d3f4g", "ark:12345/nope", "ark:12345/fk2c1d2f"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[0] == nil || got[0].Target != "https://repo.example.org/b8c9d" || got[0].Status != 302 || got[0].Meta["who"] != "Example Museum" {
+	if got[0] == nil || got[0].Target != "https://repo.example.org/b8c9d" || got[0].Status != 302 || got[0].Meta["erc.who"] != "Example Museum" || got[0].Meta["dc.title"] != "Moths" {
 		t.Errorf("bound: %+v", got[0])
 	}
-	if got[1] == nil || got[1].Status != 410 || got[1].Reason != "withdrawn at the rights holder's request" {
-		t.Errorf("withdrawn: %+v", got[1])
+	// EZID's unavailable stays unavailable (a tombstone that may become
+	// public again), its target kept; reserved stays reserved.
+	if reason, ok := got[1].Unavailable(); got[1] == nil || !ok || reason != "withdrawn at the rights holder's request" || got[1].Target != "https://repo.example.org/d3f4g" {
+		t.Errorf("unavailable: %+v", got[1])
+	}
+	if got[3] == nil || got[3].Status != 0 || got[3].Target != "https://repo.example.org/c1d2f" {
+		t.Errorf("reserved: %+v", got[3])
 	}
 	if got[2] != nil {
 		t.Errorf("an identifier not in the list: %+v", got[2])

