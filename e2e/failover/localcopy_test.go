@@ -223,7 +223,8 @@ func TestFailoverWithLocalCopies(t *testing.T) {
 				if !n.mu.TryRLock() {
 					continue
 				}
-				got := ask(n.site.Base, "GET", "/"+key, "")
+				base := n.site.Base
+				got := ask(base, "GET", "/"+key, "")
 				n.mu.RUnlock()
 				p := phase.Load()
 				switch {
@@ -236,7 +237,7 @@ func TestFailoverWithLocalCopies(t *testing.T) {
 				}
 				if !loadWant[key].matches(got) {
 					wrongMu.Lock()
-					wrongs = append(wrongs, fmt.Sprintf("%s%s: %d %q %v", n.site.Base, key, got.status, got.location, got.err))
+					wrongs = append(wrongs, fmt.Sprintf("%s%s: %d %q %v", base, key, got.status, got.location, got.err))
 					wrongMu.Unlock()
 				}
 			}
