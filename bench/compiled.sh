@@ -31,7 +31,9 @@
 #       ratio. BEFORE=CADDY2 adds a third server, the same table served by
 #       another binary, to compare two builds in one run (BEFORE_TABLE=FILE:
 #       that server serves FILE instead, e.g. the JSON the table was
-#       compiled from). PREGEN=N spells N
+#       compiled from; BEFORE_OPTIONS=LINES: lines for its ark block, as
+#       TABLE_OPTIONS; BEFORE_NAME=NAME: its name in the output, default
+#       "before"). PREGEN=N spells N
 #       requests ahead (arks.lua pregen=N), so that wrk's core is not the
 #       limit. WARMUP=DURATION (default 5s) sets the warm-up of each server,
 #       e.g. 120s for a table too large for 5 s to bring its pages in.
@@ -210,9 +212,9 @@ ratio)
 		spids+=("$spid")
 	fi
 	if [ -n "${BEFORE:-}" ]; then
-		BIN=$(realpath "$BEFORE") start 23192 "${BEFORE_TABLE:-$table}"
+		BIN=$(realpath "$BEFORE") start 23192 "${BEFORE_TABLE:-$table}" "${BEFORE_OPTIONS:-}"
 		spids+=("$spid")
-		names+=(before) ports+=(23192)
+		names+=("${BEFORE_NAME:-before}") ports+=(23192)
 	fi
 	echo "uptime at start: $(uptime)"
 	warmup=${WARMUP:-5s}

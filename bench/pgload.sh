@@ -17,6 +17,22 @@
 #
 #   bench/pgload.sh       # N=1000 RUNS=15 DUR=3s UNCACHED=100000 LAT_DUR=10s
 #   N=10000 RUNS=3 DUR=5s bench/pgload.sh
+#
+# `bench/pgload.sh copy` measures instead the local copy (local_copy) on
+# PostgreSQL, issue 39's figure: COPY_N (default 10^6) identifiers
+# imported into the store through the API, in a random order; the copy
+# built by a Caddy of its own (time from its start to a copy serving and
+# current, its peak RSS, the copy's size); then bench/compiled.sh ratio
+# with SAME=1, side by side in one run: stock Caddy sending the same
+# answer (302, Location, Link, Vary), the ark handler on the store with
+# the copy, and (BEFORE, named "store") the same without the copy, every
+# miss a query. `cache_size off` on both, so that every request is a
+# miss; random identifiers of the store, random spellings; ROUNDS
+# alternations (default 5) of DUR each (default 10s), after WARMUP
+# (default 10s) for each server.
+#
+#   flock /tmp/ark-bench.lock bench/pgload.sh copy                  # 10^6
+#   COPY_N=10000 ROUNDS=1 DUR=2s WARMUP=1s bench/pgload.sh copy     # smoke test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +75,86 @@ hash=$(printf %s "$ARK_API_KEY" | sha256sum | cut -d' ' -f1)
 pin_server=() pin_wrk=()
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
 	pin_server=(taskset -c 0) pin_wrk=(taskset -c 1)
+fi
+
+if [ "${1:-}" = copy ]; then
+	COPY_N=${COPY_N:-1000000}
+	copydir=$out/copy
+	rm -rf "$copydir"
+	p2=$(freeport) p3=$(freeport)
+	echo '{"entries": [{"id": "ark:12345/t1", "target": "https://table.example.org/t1"}]}' >"$out/copy-table.json"
+	# The import, through the API, into the store alone.
+	cat >"$out/copy-import.Caddyfile" <<EOF
+{
+	admin off
+	persist_config off
+	log {
+		output discard
+	}
+}
+:$p2 {
+	bind 127.0.0.1
+	ark {
+		naan 12345
+		store postgres $dsn
+		api /api/ark {
+			key bench $hash write:ark:12345
+		}
+	}
+	respond 404
+}
+EOF
+	XDG_DATA_HOME="$out/data" "$out/caddy" run --config "$out/copy-import.Caddyfile" --adapter caddyfile >"$out/copy-import.log" 2>&1 &
+	caddy_pid=$!
+	waitport "$p2"
+	"$out/apiload" -api "http://127.0.0.1:$p2/api/ark" -mode import -n "$COPY_N" -keys "$out/copy-keys.txt" -order random | sed "s/^/copy /"
+	kill "$caddy_pid"
+	wait "$caddy_pid" 2>/dev/null || true
+	caddy_pid=""
+	# The copy, built by a Caddy of its own from the store, then opened
+	# from disk by the measured server.
+	cat >"$out/copy-build.Caddyfile" <<EOF
+{
+	admin off
+	persist_config off
+	log {
+		output discard
+	}
+}
+:$p3 {
+	bind 127.0.0.1
+	ark {
+		naan 12345
+		store postgres $dsn
+		local_copy $copydir
+		ready /healthz/ark
+	}
+	respond 404
+}
+EOF
+	start=$(date +%s.%N)
+	XDG_DATA_HOME="$out/data" "$out/caddy" run --config "$out/copy-build.Caddyfile" --adapter caddyfile >"$out/copy-build.log" 2>&1 &
+	caddy_pid=$!
+	waitport "$p3"
+	until curl -s "http://127.0.0.1:$p3/healthz/ark" | grep -q '"state":"serving".*"behind_changes":0'; do
+		kill -0 "$caddy_pid" || { cat "$out/copy-build.log"; exit 1; }
+		sleep 0.1
+	done
+	echo "copy n=$COPY_N build_to_serving_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" \
+		"peak_rss_mib=$(awk '$1 == "VmHWM:" { printf "%.0f", $2 / 1024 }' "/proc/$caddy_pid/status")" \
+		"size_mb=$(du -sm "$copydir" | cut -f1)"
+	kill "$caddy_pid"
+	wait "$caddy_pid" 2>/dev/null || true
+	caddy_pid=""
+	SAME=1 WARMUP=${WARMUP:-10s} \
+		TABLE_OPTIONS="store postgres $dsn
+		local_copy $copydir
+		cache_size off" \
+		BEFORE="$out/caddy" BEFORE_NAME=store BEFORE_OPTIONS="store postgres $dsn
+		cache_size off" \
+		bench/compiled.sh ratio "$out/caddy" "$out/copy-table.json" "$out/copy-keys.txt" "${ROUNDS:-5}" "${DUR:-10s}" |
+		sed -e 's/^/copy /' -e 's/compiled/local_copy/g'
+	exit 0
 fi
 
 echo "uptime before: $(uptime)"

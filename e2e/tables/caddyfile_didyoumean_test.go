@@ -21,7 +21,7 @@ func TestUnknownSubdirectivesSayWhatTheyMayHaveMeant(t *testing.T) {
 		"store bolt s.db\n\tstats {\n\t\tretension 400d\n\t}": `stats: unknown subdirective "retension" (did you mean "retention"?) (the block takes flush_interval, top, not_found and retention)`,
 		"targets_check {\n\t\ttimout 5s\n\t}":                 `targets_check: unknown option "timout" (did you mean "timeout"?) (it takes interval, host_interval, timeout, failures, max_rate, allow_private, user_agent, skip and notify)`,
 		"store bolt s.db {\n\t\tskipcheck\n\t}":               `store bolt: unknown subdirective "skipcheck" (did you mean "skip_check"?) (the block takes skip_check)`,
-		"store postgres {\n\t\tshema ark\n\t}":                `unknown postgres store option "shema" (did you mean "schema"?) (the block takes dsn, schema, max_conns and timeout)`,
+		"store postgres {\n\t\tshema ark\n\t}":                `unknown postgres store option "shema" (did you mean "schema"?) (the block takes dsn, read_dsn, schema, max_conns and timeout)`,
 		"store blot s.db":                                     `store: unknown backend "blot" (did you mean "bolt"?)`,
 		"frobnicate":                                          `unknown subdirective "frobnicate"`,
 	} {
