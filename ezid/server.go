@@ -2,9 +2,11 @@ package ezid
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/ezid/anvl"
 )
 
 // Server answers EZID's API for one site, as one more caller of the site's
@@ -98,7 +100,10 @@ type call struct {
 	site api.Site
 }
 
-// status answers GET status: EZID is up.
+// status answers GET status: EZID is up, with a line "<name>: up" for
+// each subsystem that the parameter subsystems names ("*" for all), as
+// EZID's server answers it; a name it does not know is "no such
+// subsystem".
 func (c *call) status() error {
 	if c.r.Method != http.MethodGet && c.r.Method != http.MethodHead {
 		return c.answer(errMethodNotAllowed)
@@ -106,5 +111,28 @@ func (c *call) status() error {
 	if err := c.options(map[string][]string{"subsystems": nil, "detailed": {"yes", "no"}}); err != nil {
 		return c.answer(err)
 	}
-	return c.success("EZID is up", http.StatusOK, nil)
+	var elems []anvl.Element
+	if names, ok := c.r.URL.Query()["subsystems"]; ok {
+		list := names[0]
+		if list == "*" {
+			list = strings.Join(subsystems, ",")
+		}
+		for _, name := range strings.Split(list, ",") {
+			switch name = strings.TrimSpace(name); {
+			case name == "":
+			case slices.Contains(subsystems, name):
+				elems = append(elems, anvl.Element{Name: name, Value: "up"})
+			default:
+				return c.answer(badRequest("no such subsystem"))
+			}
+		}
+	}
+	return c.success("EZID is up", http.StatusOK, elems)
 }
+
+// subsystems are the subsystems of EZID's status, in its order. Neither
+// is a service apart here, so each is up while the server answers: there
+// is no DataCite to reach (EZID's own server answers "datacite: up" when
+// DataCite is not in use), and the search is the store that every other
+// request reads.
+var subsystems = []string{"datacite", "search"}
