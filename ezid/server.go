@@ -59,7 +59,10 @@ func (s *Server) Route(r *http.Request) (op, rest string, ok bool) {
 }
 
 // Serve answers a request of EZID's API on site: op and rest are what
-// Route returned.
+// Route returned. An operation checks what EZID's server checks in its
+// order: the credentials, then the body, then the URL's query, then the
+// identifier or shoulder, so that a client that sends credentials only
+// when challenged is challenged first.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, op, rest string, site api.Site) error {
 	c := &call{s: s, w: w, r: r, site: site}
 	switch op {
