@@ -37,3 +37,17 @@ func TestEZIDRefusalOrder(t *testing.T) {
 	s.expect(s.call("PUT", "/id/bogus?bogus=1", "", "basic", alice), http.StatusBadRequest, "error: bad request - unrecognized URL query parameter 'bogus'")
 	s.expect(s.call("GET", "/id/ark:/12345/x5o", "", "basic", alice), http.StatusBadRequest, "error: bad request - no such identifier")
 }
+
+// TestEZIDMintNoSuchShoulder: a shoulder with no minter is "no such
+// shoulder" for anyone signed in, as EZID's server looks the shoulder up
+// before it checks who may create under it; one with a minter that the
+// person may not use is "forbidden".
+func TestEZIDMintNoSuchShoulder(t *testing.T) {
+	s := startEZIDSite(t, boltStore(t), "")
+	for _, who := range []string{alice, bob} {
+		s.expect(s.call("POST", "/shoulder/ark:/12345/z9", "_target: https://example.org/z\n", "basic", who), http.StatusBadRequest, "error: bad request - no such shoulder")
+		s.expect(s.call("POST", "/shoulder/ark:/99999/fk4", "", "basic", who), http.StatusBadRequest, "error: bad request - no such shoulder")
+	}
+	s.expect(s.call("POST", "/shoulder/ark:/12345/x5", "", "basic", bob), http.StatusForbidden, "error: forbidden")
+	s.expect(s.call("POST", "/shoulder/ark:/12345/y7", "", "basic", alice), http.StatusForbidden, "error: forbidden")
+}
