@@ -30,7 +30,8 @@ func (c *call) mint(raw string) error {
 	}
 	raw = strings.TrimSpace(raw)
 	naan, sh, err := normalize.ParsePrefix(raw)
-	if err != nil {
+	if err != nil || c.site.Minters().Find("ark:"+naan+"/"+sh) == nil {
+		// EZID looks the shoulder up before it asks who may use it.
 		return c.answer(badRequest("no such shoulder"))
 	}
 	if err := checkOwner(who, elems); err != nil {
