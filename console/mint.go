@@ -26,11 +26,11 @@ type mintView struct {
 }
 
 // shoulders returns the shoulders of the site's minters that the key may
-// write.
+// mint under.
 func (p *page) shoulders() []string {
 	var out []string
 	for _, m := range p.site.Minters() {
-		if p.sess.key.MayWrite(m.Shoulder) {
+		if p.sess.key.MayMint(m.Shoulder) {
 			out = append(out, m.Shoulder)
 		}
 	}
