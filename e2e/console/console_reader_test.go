@@ -110,3 +110,19 @@ func TestConsoleOffersNoChangesToAReader(t *testing.T) {
 	}
 	s.ExpectRedirects(map[string]string{"/ark:12345/x5imp": "https://repo.example.org/imp"})
 }
+
+// A minter on a bare NAAN is offered to a key that may write that NAAN,
+// as the API lets it mint there.
+func TestConsoleOffersABareNAANsMinter(t *testing.T) {
+	s := caddytest.StartConsoleSite(t, "ui", "naan 23456", "minter ark:23456 .reeddeedk")
+	s.Reload(strings.Replace(caddytest.APIKeys, "write:urn:isbn", "write:ark:23456", 1), "ui")
+	editor := s.SignIn("editor")
+	page := editor.Get("mint")
+	if page.Status != http.StatusOK || !strings.Contains(page.Body, "<option>ark:23456</option>") {
+		t.Fatalf("the editor's mint page, want ark:23456 offered: %d\n%s", page.Status, page.Body)
+	}
+	got := editor.Post("mint", url.Values{"csrf": {editor.Token("mint")}, "shoulder": {"ark:23456"}, "n": {"1"}})
+	if got.Status != http.StatusCreated || !strings.Contains(got.Body, "id/ark:23456/") {
+		t.Errorf("the editor mints on ark:23456: %d\n%s", got.Status, got.Body)
+	}
+}
