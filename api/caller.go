@@ -48,6 +48,19 @@ func (c *Caller) IsAdmin() bool { return c.key.isAdmin() }
 func (c *Caller) MayRead(key string) bool  { return c.key.may(false, key) }
 func (c *Caller) MayWrite(key string) bool { return c.key.may(true, key) }
 
+// MayMint reports whether the caller may mint under shoulder
+// ("ark:12345/x5", or a bare NAAN), by the rule Mint refuses by.
+func (c *Caller) MayMint(shoulder string) bool {
+	sh, err := parseShoulder(shoulder)
+	return err == nil && c.key.mayPrefix(true, sh.naan, sh.sh)
+}
+
+// MayWriteSome reports whether the caller may write some identifier: one
+// of the ranges that Retarget changes (ranges.go). For a caller who may
+// not, a retarget finds nothing to change, and an import or an undo is
+// refused at its first identifier.
+func (c *Caller) MayWriteSome() bool { return len(c.key.ranges(true, "")) > 0 }
+
 // ErrorStatus returns the HTTP status that the API answers err with, an
 // error of one of its Go functions: 400 for a bad request, 403, 404, 409,
 // 412, 413, 503 for a store that fails. The error's text is the reason

@@ -105,6 +105,9 @@ func (c *Console) Serve(w http.ResponseWriter, r *http.Request, rest string, s a
 			return err
 		}
 	}
+	if why := p.mayNotChange(name); why != "" {
+		return p.problem(http.StatusForbidden, why+".")
+	}
 	switch name {
 	case "":
 		return p.only(arg == "", http.MethodGet, p.home)

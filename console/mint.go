@@ -26,12 +26,13 @@ type mintView struct {
 }
 
 // shoulders returns the shoulders of the site's minters that the key may
-// write.
+// mint under, as the API's Mint takes them: a bare NAAN's minter, whose
+// Shoulder is "ark:12345/", as "ark:12345".
 func (p *page) shoulders() []string {
 	var out []string
 	for _, m := range p.site.Minters() {
-		if p.sess.key.MayWrite(m.Shoulder) {
-			out = append(out, m.Shoulder)
+		if sh := strings.TrimSuffix(m.Shoulder, "/"); p.sess.key.MayMint(sh) {
+			out = append(out, sh)
 		}
 	}
 	return out

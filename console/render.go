@@ -26,10 +26,15 @@ type view struct {
 	Key    string // the signed-in key's name, or "person:<name>"; "" on the sign-in page
 	Person bool   // signed in as a person, through the site's authentication
 	Admin  bool   // whether the signed-in key or person has the admin scope
-	CSRF   string // the form token of the session
-	Notice string // what was just done
-	Error  string // why it was not
-	Page   any
+	// MayMint and MayChange say whether the menu offers Mint, and Retarget
+	// and Import: whether the signed-in key or person may use them
+	// (mayNotChange).
+	MayMint   bool
+	MayChange bool
+	CSRF      string // the form token of the session
+	Notice    string // what was just done
+	Error     string // why it was not
+	Page      any
 }
 
 // funcs are the functions the templates use.
@@ -93,6 +98,8 @@ func (p *page) render(status int, v view, name string) error {
 		v.Key = p.sess.name
 		v.Person = p.sess.person
 		v.Admin = p.sess.key.IsAdmin()
+		v.MayMint = p.mayMintSome()
+		v.MayChange = p.sess.key.MayWriteSome()
 		v.CSRF = p.c.csrfToken(p.sess)
 	}
 	var b bytes.Buffer

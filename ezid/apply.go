@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-ark/caddy-ark/ezid/anvl"
+	"github.com/caddy-ark/caddy-ark/metadata"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
@@ -60,6 +61,8 @@ var unavailablePattern = regexp.MustCompile(`^unavailable(?:$| *\|(.*))`)
 // target then falls back to w.DefaultTarget). EZID's status transitions
 // hold: "reserved" only for a new or reserved identifier, "unavailable"
 // only for one that exists and is not reserved, "public" from any. A
+// client's whole-record datacite element gets key in its <identifier>
+// (embedIdentifier); an import's is kept as EZID wrote it. A
 // refusal is an *ElementError, ErrWithdrawn for a withdrawn cur or
 // ErrDeleted for a deleted one; cur is never changed. Apply checks no
 // permission (_owner included) and no target: the API core checks the
@@ -106,6 +109,12 @@ func Apply(cur *store.Binding, key string, elems []anvl.Element, w Writer) (*sto
 			err = setRestricted(b.Meta, e, w.Trusted)
 		case CrossrefElement:
 			err = &ElementError{e.Name, "only DOI identifiers may be registered with Crossref"}
+		case metadata.KeyDataCiteXML:
+			value := e.Value
+			if value != "" && !w.Trusted {
+				value, err = embedIdentifier(value, key)
+			}
+			set(b.Meta, e.Name, value)
 		default:
 			if strings.HasPrefix(e.Name, "_") {
 				err = &ElementError{e.Name, "field is not settable"}

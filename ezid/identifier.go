@@ -15,11 +15,11 @@ import (
 // <requested>". Anyone may read what ?info shows anyway; a reserved
 // identifier needs read access (401 for someone not signed in).
 func (c *call) get(raw string) error {
-	if err := c.options(map[string][]string{"prefix_match": {"yes", "no"}}); err != nil {
-		return c.answer(err)
-	}
 	who, err := c.who()
 	if err != nil {
+		return c.answer(err)
+	}
+	if err := c.options(map[string][]string{"prefix_match": {"yes", "no"}}); err != nil {
 		return c.answer(err)
 	}
 	if scheme, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(raw)), ":"); scheme == "doi" || scheme == "uuid" {
@@ -72,18 +72,18 @@ func prefixes(key string) []string {
 // body's elements, 201; with update_if_exists=yes an existing one is
 // updated instead, 200.
 func (c *call) create(raw string) error {
-	if err := c.options(map[string][]string{"update_if_exists": {"yes", "no"}}); err != nil {
-		return c.answer(err)
-	}
 	who, err := c.signedIn()
 	if err != nil {
 		return c.answer(err)
 	}
-	key, err := identifier(raw)
+	elems, err := c.readElements()
 	if err != nil {
 		return c.answer(err)
 	}
-	elems, err := c.readElements()
+	if err := c.options(map[string][]string{"update_if_exists": {"yes", "no"}}); err != nil {
+		return c.answer(err)
+	}
+	key, err := identifier(raw)
 	if err != nil {
 		return c.answer(err)
 	}
@@ -110,18 +110,18 @@ func (c *call) create(raw string) error {
 // update answers POST id/<identifier>: the body's elements set, an empty
 // value deleting its element.
 func (c *call) update(raw string) error {
-	if err := c.options(nil); err != nil {
-		return c.answer(err)
-	}
 	who, err := c.signedIn()
 	if err != nil {
 		return c.answer(err)
 	}
-	key, err := identifier(raw)
+	elems, err := c.readElements()
 	if err != nil {
 		return c.answer(err)
 	}
-	elems, err := c.readElements()
+	if err := c.options(nil); err != nil {
+		return c.answer(err)
+	}
+	key, err := identifier(raw)
 	if err != nil {
 		return c.answer(err)
 	}
@@ -145,11 +145,11 @@ func (c *call) update(raw string) error {
 // (DeletedBinding keeps its name from being assigned again); any other is
 // refused as EZID refuses it.
 func (c *call) delete(raw string) error {
-	if err := c.options(nil); err != nil {
-		return c.answer(err)
-	}
 	who, err := c.signedIn()
 	if err != nil {
+		return c.answer(err)
+	}
+	if err := c.options(nil); err != nil {
 		return c.answer(err)
 	}
 	key, err := identifier(raw)

@@ -17,21 +17,22 @@ const identifierPlaceholder = "${identifier}"
 // mint answers POST shoulder/<shoulder>: a new name from the shoulder's
 // minter, created with the body's elements, "success: <identifier>", 201.
 func (c *call) mint(raw string) error {
-	if err := c.options(nil); err != nil {
-		return c.answer(err)
-	}
 	who, err := c.signedIn()
 	if err != nil {
 		return c.answer(err)
 	}
-	raw = strings.TrimSpace(raw)
-	naan, sh, err := normalize.ParsePrefix(raw)
-	if err != nil {
-		return c.answer(badRequest("no such shoulder"))
-	}
 	elems, err := c.readElements()
 	if err != nil {
 		return c.answer(err)
+	}
+	if err := c.options(nil); err != nil {
+		return c.answer(err)
+	}
+	raw = strings.TrimSpace(raw)
+	naan, sh, err := normalize.ParsePrefix(raw)
+	if err != nil || c.site.Minters().Find("ark:"+naan+"/"+sh) == nil {
+		// EZID looks the shoulder up before it asks who may use it.
+		return c.answer(badRequest("no such shoulder"))
 	}
 	if err := checkOwner(who, elems); err != nil {
 		return c.answer(err)

@@ -2,9 +2,11 @@ package ezid
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/caddy-ark/caddy-ark/api"
+	"github.com/caddy-ark/caddy-ark/ezid/anvl"
 )
 
 // Server answers EZID's API for one site, as one more caller of the site's
@@ -57,7 +59,10 @@ func (s *Server) Route(r *http.Request) (op, rest string, ok bool) {
 }
 
 // Serve answers a request of EZID's API on site: op and rest are what
-// Route returned.
+// Route returned. An operation checks what EZID's server checks in its
+// order: the credentials, then the body, then the URL's query, then the
+// identifier or shoulder, so that a client that sends credentials only
+// when challenged is challenged first.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, op, rest string, site api.Site) error {
 	c := &call{s: s, w: w, r: r, site: site}
 	switch op {
@@ -98,7 +103,10 @@ type call struct {
 	site api.Site
 }
 
-// status answers GET status: EZID is up.
+// status answers GET status: EZID is up, with a line "<name>: up" for
+// each subsystem that the parameter subsystems names ("*" for all), as
+// EZID's server answers it; a name it does not know is "no such
+// subsystem".
 func (c *call) status() error {
 	if c.r.Method != http.MethodGet && c.r.Method != http.MethodHead {
 		return c.answer(errMethodNotAllowed)
@@ -106,5 +114,28 @@ func (c *call) status() error {
 	if err := c.options(map[string][]string{"subsystems": nil, "detailed": {"yes", "no"}}); err != nil {
 		return c.answer(err)
 	}
-	return c.success("EZID is up", http.StatusOK, nil)
+	var elems []anvl.Element
+	if names, ok := c.r.URL.Query()["subsystems"]; ok {
+		list := names[0]
+		if list == "*" {
+			list = strings.Join(subsystems, ",")
+		}
+		for _, name := range strings.Split(list, ",") {
+			switch name = strings.TrimSpace(name); {
+			case name == "":
+			case slices.Contains(subsystems, name):
+				elems = append(elems, anvl.Element{Name: name, Value: "up"})
+			default:
+				return c.answer(badRequest("no such subsystem"))
+			}
+		}
+	}
+	return c.success("EZID is up", http.StatusOK, elems)
 }
+
+// subsystems are the subsystems of EZID's status, in its order. Neither
+// is a service apart here, so each is up while the server answers: there
+// is no DataCite to reach (EZID's own server answers "datacite: up" when
+// DataCite is not in use), and the search is the store that every other
+// request reads.
+var subsystems = []string{"datacite", "search"}

@@ -123,10 +123,10 @@ func TestConsoleRetargetRefusals(t *testing.T) {
 	if !strings.Contains(got.Body, "<strong>1</strong> identifier") || strings.Contains(got.Body, "y7a") {
 		t.Errorf("x5's preview: %s", got.Body)
 	}
-	// The reader may change nothing.
+	// The reader may change nothing, and is told so before a preview.
 	reader := s.SignIn("reader")
-	got = reader.Post("retarget", retargetForm(reader.Token("retarget"), "preview", "https://old.example.org/", "https://new.example.org/", "", ""))
-	if !strings.Contains(got.Body, "Nothing to change") {
+	got = reader.Post("retarget", retargetForm(reader.Token(""), "preview", "https://old.example.org/", "https://new.example.org/", "", ""))
+	if got.Status != http.StatusForbidden || !strings.Contains(got.Body, "reader may not write any identifier") {
 		t.Errorf("the reader's preview: %d %s", got.Status, got.Body)
 	}
 }

@@ -269,12 +269,12 @@ func TestConsoleImport(t *testing.T) {
 	}
 	s.ExpectUnbound("ark:12345/x5c")
 	// A table file, whose entry is outside the key's scope.
-	reader := s.SignIn("reader")
-	got = reader.Upload(reader.Token("import"), "json", "t.json", `{"entries": [{"id": "ark:12345/x5e", "target": "https://e.example.org/"}]}`)
-	if got.Status != http.StatusForbidden || !strings.Contains(got.Body, "may not write") {
-		t.Errorf("the reader's import: %d %s", got.Status, got.Body)
+	x5 := s.SignIn("x5")
+	got = x5.Upload(x5.Token("import"), "json", "t.json", `{"entries": [{"id": "ark:12345/y7e", "target": "https://e.example.org/"}]}`)
+	if got.Status != http.StatusForbidden || !strings.Contains(got.Body, "may not write ark:12345/y7e") {
+		t.Errorf("x5's import under y7: %d %s", got.Status, got.Body)
 	}
-	s.ExpectUnbound("ark:12345/x5e")
+	s.ExpectUnbound("ark:12345/y7e")
 	// Without the form's token nothing is read.
 	got = u.Upload("", "csv", "x.csv", "ark:12345/x5f,https://f.example.org/\n")
 	if got.Status != http.StatusForbidden {

@@ -65,6 +65,17 @@ func TestPeopleConsoleInBrowser(t *testing.T) {
 	if got := text("#key-h + p"); !strings.Contains(got, "person:alice") {
 		t.Errorf("the front page says %q, want person:alice", got)
 	}
+	// She may write under x5: the menu offers her what changes
+	// identifiers, and Mint for the x5 minter alone (issue 36, item 15).
+	if menu, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("header nav a")].map(a => a.textContent).join(" ")`)); err != nil || menu != "Home Search Mint Retarget Import Changes" {
+		t.Errorf("alice's menu: %q (%v)", menu, err)
+	}
+	if status := load("the mint page", chromedp.Navigate(ui+"mint")); status != http.StatusOK {
+		t.Fatalf("alice's mint page: %d", status)
+	}
+	if shoulders, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#shoulder option")].map(o => o.textContent)`)); err != nil || len(shoulders) != 1 || shoulders[0] != "ark:12345/x5" {
+		t.Errorf("alice's mint page offers %q (%v), want ark:12345/x5 alone", shoulders, err)
+	}
 
 	// Within her scope: the edit is made, and recorded as hers.
 	if status := load("the edit form of x5a1", chromedp.Navigate(ui+"edit/ark:12345/x5a1")); status != http.StatusOK {
