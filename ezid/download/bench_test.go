@@ -46,4 +46,3 @@ func BenchmarkDownload(b *testing.B) {
 		})
 	}
 }
-
