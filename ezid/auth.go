@@ -17,14 +17,14 @@ import (
 // never checks a password itself.
 func (c *call) who() (*api.Caller, error) {
 	if sess, ok := c.session(); ok {
-		if name, ok := strings.CutPrefix(sess.name, api.PersonPrefix); ok {
-			who, err := c.s.api.PersonNamed(name, sess.groups)
+		if name, ok := strings.CutPrefix(sess.Name, api.PersonPrefix); ok {
+			who, err := c.s.api.PersonNamed(name, sess.Groups)
 			if err != nil {
 				return nil, errForbidden
 			}
 			return who, nil
 		}
-		who, ok := c.s.api.CallerNamedOn(c.r.Context(), c.site, sess.name)
+		who, ok := c.s.api.CallerNamedOn(c.r.Context(), c.site, sess.Name)
 		if !ok {
 			return nil, errUnauthorized
 		}
