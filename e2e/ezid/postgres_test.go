@@ -1,7 +1,12 @@
 package ezid
 
 import (
+	"archive/zip"
+	"bytes"
+	"encoding/csv"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,4 +114,80 @@ func TestEZIDSessionAcrossNodes(t *testing.T) {
 	}
 	a.expect(a.call("POST", "/id/ark:/12345/x5s", "erc.what: X\n", "Cookie", cookie), http.StatusUnauthorized, "error: unauthorized")
 	b.expect(b.call("POST", "/id/ark:/12345/x5s", "erc.what: Y\n", "Cookie", cookie, "Host", host), http.StatusOK, "success: ark:/12345/x5s")
+}
+
+// A download asked of one node is fetched from the other, behind one
+// host as a balancer sends it: the other writes it from the store and
+// answers it once complete (404 until then), with the same records as
+// the first. A link altered, or signed with another secret, is 404.
+func TestEZIDDownloadAcrossNodes(t *testing.T) {
+	a, b := startTwoNodes(t)
+	if got := a.native("POST", "/import?format=anvl", alicesDownload); got.Status != http.StatusOK {
+		t.Fatalf("import: %d %s", got.Status, got.Body)
+	}
+	host := strings.TrimPrefix(a.Base, "http://")
+	for _, form := range []string{"format=anvl", "format=csv&column=_id&column=_status&column=erc.who&compression=zip"} {
+		resp := a.postForm(alice, form)
+		link, ok := strings.CutPrefix(resp.Body, "success: "+a.Base+"/download/")
+		if resp.Status != http.StatusOK || !ok {
+			t.Fatalf("download_request %s: %d %q", form, resp.Status, resp.Body)
+		}
+		var fromB caddytest.Answer
+		testkit.WaitFor(t, "b to write the download", func() bool {
+			fromB = b.call("GET", "/download/"+link, "", "Host", host)
+			return fromB.Status == http.StatusOK
+		})
+		_, fromA := a.requestDownload(alice, form)
+		if form == "format=anvl" {
+			idsA, recA := records(t, gunzip(t, fromA))
+			idsB, recB := records(t, gunzip(t, []byte(fromB.Body)))
+			if strings.Join(idsB, " ") != "ark:/12345/x5a1 ark:/12345/x5b2 ark:/12345/x5c3" || strings.Join(idsA, " ") != strings.Join(idsB, " ") {
+				t.Errorf("a's download holds %v, b's %v", idsA, idsB)
+			}
+			for id := range recA {
+				if !maps.Equal(recA[id], recB[id]) {
+					t.Errorf("%s: a's %q, b's %q", id, recA[id], recB[id])
+				}
+			}
+			continue
+		}
+		if fromB.Header.Get("Content-Type") != "application/zip" {
+			t.Errorf("b's zip: Content-Type %q", fromB.Header.Get("Content-Type"))
+		}
+		if got, want := unzipCSV(t, []byte(fromB.Body)), unzipCSV(t, fromA); len(got) != 4 || !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("b's CSV %q, a's %q", got, want)
+		}
+
+		payload, rest, _ := strings.Cut(link, ".")
+		altered := payload + "A." + rest
+		if got := b.call("GET", "/download/"+altered, "", "Host", host); got.Status != http.StatusNotFound {
+			t.Errorf("an altered link: %d", got.Status)
+		}
+		if got := b.call("GET", "/download/"+link, "", "Host", "other.example.org"); got.Status != http.StatusNotFound {
+			t.Errorf("the link on another host: %d", got.Status)
+		}
+		c := &ezidSite{table: a.table}
+		c.Site = caddytest.StartNode(t, siteBody(t, "store postgres "+testkit.SharedPostgres(t).CreateDB(t), a.table, "", "secret another-secret-of-its-own"), a.table).Site
+		if got := c.call("GET", "/download/"+link, "", "Host", host); got.Status != http.StatusNotFound {
+			t.Errorf("the link on a node of another secret: %d", got.Status)
+		}
+	}
+}
+
+// unzipCSV reads the rows of a zip download's CSV file.
+func unzipCSV(t *testing.T, data []byte) [][]string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil || len(zr.File) != 1 {
+		t.Fatalf("zip: %v", err)
+	}
+	f, err := zr.File[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

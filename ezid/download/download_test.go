@@ -262,7 +262,11 @@ func TestServiceAnswersWhenReady(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/download_request", func(w http.ResponseWriter, r *http.Request) {
 		user, _, _ := r.BasicAuth()
-		svc.ServeRequest(w, r, user, "http://"+r.Host, accounts{}, blocked)
+		svc.ServeRequest(w, r, user, accounts{}, func(_ url.Values, rq *Request) (string, error) {
+			name := FileName("bA3kQ9zT0pLm2XyW", rq.Format, rq.Compression)
+			_, err := svc.Produce(name, rq, blocked)
+			return "http://" + r.Host + "/download/" + name, err
+		})
 	})
 	mux.HandleFunc("/download/{name}", func(w http.ResponseWriter, r *http.Request) { svc.ServeFile(w, r, r.PathValue("name")) })
 	srv := httptest.NewServer(mux)
@@ -287,7 +291,7 @@ func TestServiceAnswersWhenReady(t *testing.T) {
 	}
 	code, body := post("apitest", "format=xml&compression=zip")
 	link, ok := strings.CutPrefix(body, "success: "+srv.URL+"/download/")
-	if code != 200 || !ok || !strings.HasSuffix(link, ".zip") || len(link) != 20 {
+	if code != 200 || !ok || link != "bA3kQ9zT0pLm2XyW.zip" {
 		t.Fatalf("request: %d %q", code, body)
 	}
 	get := func() *http.Response {
