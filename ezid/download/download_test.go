@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -320,5 +321,56 @@ func TestServiceAnswersWhenReady(t *testing.T) {
 	os.WriteFile(zipped, data, 0o644)
 	if xml := unpack(t, zipped); !strings.Contains(string(xml), `<record identifier="ark:/12345/x5b">`) {
 		t.Errorf("the download: %s", xml)
+	}
+}
+
+// A download asked again under its name while it is being written is not
+// written twice; once complete, it is ready, and is not written again.
+func TestProduceWritesOnce(t *testing.T) {
+	svc := &Service{Dir: t.TempDir(), Logger: zap.NewNop()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	reads := 0
+	counted := func(ctx context.Context, fn func(*anvl.Record) error) error {
+		mu.Lock()
+		reads++
+		mu.Unlock()
+		<-release
+		return source(ctx, fn)
+	}
+	rq, err := ParseRequest(url.Values{"format": {"anvl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := FileName("bA3kQ9zT0pLm2XyW", rq.Format, rq.Compression)
+	for range 3 {
+		if ready, err := svc.Produce(name, rq, counted); ready || err != nil {
+			t.Fatalf("while written: %v %v", ready, err)
+		}
+	}
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ready, err := svc.Produce(name, rq, counted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ready {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if reads != 1 {
+		t.Errorf("the store was read %d times for one download", reads)
 	}
 }
