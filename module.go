@@ -293,7 +293,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		if err := h.API.Provision(); err != nil {
 			return err
 		}
-		h.ezid = ezid.New(h.API)
+		if h.ezid, err = ezid.New(ctx, h.API); err != nil {
+			return err
+		}
 		if h.API.UI != nil {
 			// The console is named by its API's prefix and its store:
 			// consoles under the same prefix of the same store act on the

@@ -35,6 +35,7 @@ var (
 //		group <name> <scope>...
 //		ezid [<path>] {
 //			session <duration>
+//			secret <secret>
 //		}
 //	}
 //

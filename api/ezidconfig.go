@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddyfileargs"
+	"github.com/caddy-ark/caddy-ark/internal/sitesecret"
 	"github.com/caddy-ark/caddy-ark/internal/suggest"
 )
 
@@ -25,6 +26,14 @@ type EZID struct {
 	// How long a session cookie of <path>/login stays valid, as EZID's
 	// does: default 7 days.
 	Session caddy.Duration `json:"session,omitempty"`
+
+	// The secret that signs session cookies and download links
+	// (HMAC-SHA256), at least 16 bytes; placeholders such as
+	// {env.EZID_SECRET} are replaced. Nodes serving one EZID API must all
+	// have the same one, or share Caddy's storage, so that a cookie or a
+	// link of one is taken by every other. Default: a random secret made
+	// once and kept in Caddy's storage (ark/ezid/secret).
+	Secret string `json:"secret,omitempty"`
 }
 
 // DefaultEZIDSession is how long an EZID session lasts by default, as
@@ -51,9 +60,10 @@ func (e *EZID) check() error {
 }
 
 // ezidSubdirectives are the ezid block's subdirectives.
-var ezidSubdirectives = []string{"session"}
+var ezidSubdirectives = []string{"session", "secret"}
 
-// unmarshalEZID reads the api block's ezid [<path>] [{ session <duration> }].
+// unmarshalEZID reads the api block's ezid [<path>] [{ session <duration>;
+// secret <secret> }].
 func unmarshalEZID(d *caddyfile.Dispenser) (*EZID, error) {
 	e := &EZID{}
 	if d.NextArg() {
@@ -77,6 +87,13 @@ func unmarshalEZID(d *caddyfile.Dispenser) (*EZID, error) {
 				return nil, d.Errf("api: ezid: session: %q is not a length of time of 1m or more, such as 168h", s)
 			}
 			e.Session = caddy.Duration(dur)
+		case "secret":
+			if err := caddyfileargs.One(d, &e.Secret); err != nil {
+				return nil, err
+			}
+			if !strings.Contains(e.Secret, "{") && len(e.Secret) < sitesecret.MinLength {
+				return nil, d.Errf("api: ezid: secret must be at least %d bytes long", sitesecret.MinLength)
+			}
 		default:
 			return nil, d.Errf("api: ezid: unknown subdirective %q%s", d.Val(), suggest.DidYouMean(d.Val(), ezidSubdirectives))
 		}

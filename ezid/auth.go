@@ -17,18 +17,7 @@ import (
 // never checks a password itself.
 func (c *call) who() (*api.Caller, error) {
 	if sess, ok := c.session(); ok {
-		if name, ok := strings.CutPrefix(sess.name, api.PersonPrefix); ok {
-			who, err := c.s.api.PersonNamed(name, sess.groups)
-			if err != nil {
-				return nil, errForbidden
-			}
-			return who, nil
-		}
-		who, ok := c.s.api.CallerNamedOn(c.r.Context(), c.site, sess.name)
-		if !ok {
-			return nil, errUnauthorized
-		}
-		return who, nil
+		return c.callerNamed(sess.Name, sess.Groups)
 	}
 	who, signedIn, err := c.s.api.Person(c.r)
 	switch {
@@ -49,6 +38,25 @@ func (c *call) who() (*api.Caller, error) {
 		return nil, errUnauthorized
 	}
 	return nil, nil
+}
+
+// callerNamed returns the caller that a session or a download link names:
+// a person (name "person:<name>", with groups) with the scopes the
+// configuration gives them now, or a key of the API, configured or
+// stored, that still works.
+func (c *call) callerNamed(name string, groups []string) (*api.Caller, error) {
+	if person, ok := strings.CutPrefix(name, api.PersonPrefix); ok {
+		who, err := c.s.api.PersonNamed(person, groups)
+		if err != nil {
+			return nil, errForbidden
+		}
+		return who, nil
+	}
+	who, ok := c.s.api.CallerNamedOn(c.r.Context(), c.site, name)
+	if !ok {
+		return nil, errUnauthorized
+	}
+	return who, nil
 }
 
 // signedIn returns the caller as who does, refusing someone not signed in

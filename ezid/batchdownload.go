@@ -48,7 +48,8 @@ func downloadService() (*download.Service, error) {
 // downloadRequest answers POST download_request: the download is queued
 // and its URL answered at once (download.Service.ServeRequest), of the
 // identifiers the caller may read, of the owners the request names (by
-// default the caller's own, as EZID's).
+// default the caller's own, as EZID's). The URL names the request, signed
+// (downloadLink), so that any node may write the download again.
 func (c *call) downloadRequest() error {
 	if c.r.Method != http.MethodPost {
 		return c.answer(errMethodNotAllowed)
@@ -61,15 +62,25 @@ func (c *call) downloadRequest() error {
 	if err != nil {
 		return c.answer(&failure{http.StatusServiceUnavailable, "internal server error - " + oneLine(err.Error())})
 	}
-	base := c.ezidURL("")
-	base = base[:len(base)-len("/"+opID+"/")]
-	svc.ServeRequest(c.w, c.r, writerName(who), base, accounts{c.s.api, c.site, who}, c.records(who, base))
+	base := c.downloadBase()
+	svc.ServeRequest(c.w, c.r, writerName(who), accounts{c.s.api, c.site, who}, func(form url.Values, rq *download.Request) (string, error) {
+		name, err := c.newDownloadLink(form, rq, who)
+		if err != nil {
+			return "", err
+		}
+		if _, err := svc.Produce(downloadFile(name, rq), rq, c.records(who, base)); err != nil {
+			return "", err
+		}
+		return base + "/" + opDownload + "/" + name, nil
+	})
 	return nil
 }
 
 // serveDownload answers GET download/<name>: the file once it is
 // complete, 404 until then, as EZID's. The URL is the credential, as
-// EZID's: it is random and known only to the requestor.
+// EZID's: signed, and known only to the requestor. A node that has not
+// written the download (it was asked on another node) writes it now,
+// from the request the name gives, and answers 404 until it is complete.
 func (c *call) serveDownload(name string) error {
 	if c.r.Method != http.MethodGet && c.r.Method != http.MethodHead {
 		return c.answer(errMethodNotAllowed)
@@ -78,8 +89,29 @@ func (c *call) serveDownload(name string) error {
 	if err != nil {
 		return c.answer(&failure{http.StatusServiceUnavailable, "internal server error - " + oneLine(err.Error())})
 	}
-	svc.ServeFile(c.w, c.r, name)
+	rq, who, ok := c.openDownloadLink(name)
+	if !ok {
+		http.NotFound(c.w, c.r)
+		return nil
+	}
+	file := downloadFile(name, rq)
+	ready, err := svc.Produce(file, rq, c.records(who, c.downloadBase()))
+	switch {
+	case err != nil:
+		return c.answer(&failure{http.StatusServiceUnavailable, oneLine(err.Error())})
+	case !ready:
+		http.NotFound(c.w, c.r)
+		return nil
+	}
+	svc.ServeFile(c.w, c.r, file)
 	return nil
+}
+
+// downloadBase is the URL of the EZID API, for download links and the
+// default targets of a download's records.
+func (c *call) downloadBase() string {
+	base := c.ezidURL("")
+	return base[:len(base)-len("/"+opID+"/")]
 }
 
 // records returns the records a download of who reads: every identifier

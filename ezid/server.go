@@ -1,12 +1,17 @@
 package ezid
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
+
 	"github.com/caddy-ark/caddy-ark/api"
 	"github.com/caddy-ark/caddy-ark/ezid/anvl"
+	"github.com/caddy-ark/caddy-ark/internal/sitesecret"
 )
 
 // Server answers EZID's API for one site, as one more caller of the site's
@@ -15,14 +20,31 @@ import (
 type Server struct {
 	api  *api.API
 	path string // "" for the site's root
+	key  []byte // signs session cookies and download links
 }
 
-// New returns the server of a's EZID API; nil when a has none.
-func New(a *api.API) *Server {
+// secretStorageKey is where Caddy's storage keeps the secret that signs
+// session cookies and download links when the configuration gives none.
+const secretStorageKey = "ark/ezid/secret"
+
+// New returns the server of a's EZID API, nil when a has none, with the
+// key that signs its session cookies and download links: the ezid
+// block's secret, else the one Caddy's storage keeps (sitesecret), so
+// that nodes given one secret or sharing Caddy's storage take each
+// other's.
+func New(ctx caddy.Context, a *api.API) (*Server, error) {
 	if a == nil || a.EZID == nil {
-		return nil
+		return nil, nil
 	}
-	return &Server{api: a, path: a.EZID.Path}
+	key, err := sitesecret.Key(ctx, a.EZID.Secret, secretStorageKey)
+	var stored *sitesecret.StorageError
+	switch {
+	case errors.As(err, &stored):
+		return nil, fmt.Errorf("api: ezid: the secret that signs sessions and downloads, %w", err)
+	case err != nil:
+		return nil, fmt.Errorf("api: ezid: secret %w", err)
+	}
+	return &Server{api: a, path: a.EZID.Path, key: key}, nil
 }
 
 // The operations of EZID's API, the first segment of a request's path

@@ -1,8 +1,6 @@
 package ezid
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,18 +13,16 @@ import (
 // EZID's server names it (Django's default).
 const SessionCookie = "sessionid"
 
-// maxSessions bounds the sessions kept at once: a login into a full
-// table drops others to make room.
-const maxSessions = 1 << 16
-
 // session is who a session cookie signs in, until when: the caller's
 // name ("person:alice", or a key's) and a person's groups, on the host
-// and EZID path it was made for.
+// and EZID path it was made for. The cookie is the session, signed with
+// the server's key (seal), so that every node holding the key takes it:
+// nothing is kept of a session but the logouts.
 type session struct {
-	name    string
-	groups  []string
-	expires time.Time
-	site    string
+	Name    string   `json:"n"`
+	Groups  []string `json:"g,omitempty"`
+	Site    string   `json:"s"`
+	Expires int64    `json:"e"` // Unix seconds
 }
 
 // sessionSite names the host and path of the request's EZID API: a session made
@@ -34,35 +30,37 @@ type session struct {
 // whose people may be others of the same names.
 func (c *call) sessionSite() string { return strings.ToLower(c.r.Host) + c.s.path }
 
-// sessionTable holds the sessions of every EZID server of the process, by
-// token, so that a reload of the configuration keeps them: a token is
-// random, and who it names is given their scopes anew with each request.
-// Sessions are the process's own: with several nodes, a client that logs
-// in on one uses its cookie on that one (or sends Basic credentials with
-// every request, as most of EZID's clients do).
-var sessionTable = struct {
+// maxLogouts bounds the logouts kept at once: a logout into a full list
+// drops others to make room.
+const maxLogouts = 1 << 16
+
+// logouts are the session cookies logged out on this process, until they
+// expire: such a cookie, sent again (copied before the logout), is no
+// credential here. They are the node's own: another node takes a cookie
+// logged out elsewhere until it expires (the session's length, EZID's
+// 7 days by default); docs/moving-from-ezid.md says so. A reload keeps
+// them.
+var logouts = struct {
 	sync.Mutex
-	m map[string]session
-}{m: map[string]session{}}
+	m map[string]time.Time
+}{m: map[string]time.Time{}}
 
 // session returns the session that the request's cookie names, if it is
-// valid.
+// valid: signed with the server's key, for this site, not expired, not
+// logged out here.
 func (c *call) session() (session, bool) {
 	ck, err := c.r.Cookie(SessionCookie)
 	if err != nil || ck.Value == "" {
 		return session{}, false
 	}
-	sessionTable.Lock()
-	defer sessionTable.Unlock()
-	s, ok := sessionTable.m[ck.Value]
-	switch {
-	case !ok:
-		return session{}, false
-	case time.Now().After(s.expires):
-		delete(sessionTable.m, ck.Value)
+	var s session
+	if !open(c.s.key, purposeSession, ck.Value, &s) || s.Site != c.sessionSite() || time.Now().Unix() >= s.Expires {
 		return session{}, false
 	}
-	return s, s.site == c.sessionSite()
+	logouts.Lock()
+	_, out := logouts.m[ck.Value]
+	logouts.Unlock()
+	return s, !out
 }
 
 // login answers GET login: a person signed in by Basic credentials gets a
@@ -78,26 +76,19 @@ func (c *call) login() error {
 	if err != nil {
 		return c.answer(err)
 	}
-	var token [16]byte
-	if _, err := rand.Read(token[:]); err != nil {
+	s := session{Name: who.Name(), Groups: who.Groups(), Site: c.sessionSite(),
+		Expires: time.Now().Add(c.s.api.EZID.SessionLength()).Unix()}
+	value, err := seal(c.s.key, purposeSession, s)
+	if err != nil {
 		return c.answer(&failure{http.StatusInternalServerError, "internal server error"})
 	}
-	value := hex.EncodeToString(token[:])
-	now := time.Now()
-	sessionTable.Lock()
-	for t, s := range sessionTable.m {
-		if now.After(s.expires) || len(sessionTable.m) >= maxSessions {
-			delete(sessionTable.m, t)
-		}
-	}
-	sessionTable.m[value] = session{name: who.Name(), groups: who.Groups(), expires: now.Add(c.s.api.EZID.SessionLength()), site: c.sessionSite()}
-	sessionTable.Unlock()
 	http.SetCookie(c.w, c.cookie(value, 0))
 	return c.success("session cookie returned", http.StatusOK, nil)
 }
 
-// logout answers GET logout: the session, if any, ends, and the cookie is
-// cleared, "success: authentication credentials flushed".
+// logout answers GET logout: the session, if any, ends (here: see
+// logouts), and the cookie is cleared, "success: authentication
+// credentials flushed".
 func (c *call) logout() error {
 	if c.r.Method != http.MethodGet {
 		return c.answer(errMethodNotAllowed)
@@ -105,10 +96,17 @@ func (c *call) logout() error {
 	if err := c.options(nil); err != nil {
 		return c.answer(err)
 	}
-	if ck, err := c.r.Cookie(SessionCookie); err == nil {
-		sessionTable.Lock()
-		delete(sessionTable.m, ck.Value)
-		sessionTable.Unlock()
+	if s, ok := c.session(); ok {
+		ck, _ := c.r.Cookie(SessionCookie)
+		now := time.Now()
+		logouts.Lock()
+		for v, exp := range logouts.m {
+			if !now.Before(exp) || len(logouts.m) >= maxLogouts {
+				delete(logouts.m, v)
+			}
+		}
+		logouts.m[ck.Value] = time.Unix(s.Expires, 0)
+		logouts.Unlock()
 	}
 	http.SetCookie(c.w, c.cookie("", -1))
 	return c.success("authentication credentials flushed", http.StatusOK, nil)

@@ -27,7 +27,7 @@ func dataciteRecord(typ, text string) string {
 // is not a DataCite record with an <identifier> of the identifier's type
 // is refused in EZID's words, changing nothing.
 func TestEZIDDataCiteRecord(t *testing.T) {
-	s := startEZIDSite(t, boltStore(t), "")
+	s := startEZIDSite(t, boltStore(t), "", "")
 	body := anvl.Format([]anvl.Element{{Name: "_target", Value: "https://example.org/p"}, {Name: "datacite", Value: dataciteRecord("ARK", "(:tba)")}})
 	a := s.call("POST", "/shoulder/ark:/12345/x5", body, "basic", alice)
 	line, _, _ := strings.Cut(a.Body, "\n")

@@ -154,7 +154,7 @@ func TestEZIDDownloadRoundTrip(t *testing.T) {
 		"postgresql": func() string { return "store postgres " + testkit.SharedPostgres(t).CreateDB(t) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := startEZIDSite(t, storeLine(), "")
+			s := startEZIDSite(t, storeLine(), "", "")
 			if got := s.native("POST", "/import?format=anvl", alicesDownload); got.Status != http.StatusOK {
 				t.Fatalf("import: %d %s", got.Status, got.Body)
 			}
@@ -216,7 +216,7 @@ func TestEZIDDownloadRoundTrip(t *testing.T) {
 
 // The refusals of a download request, in EZID's words and statuses.
 func TestEZIDDownloadRefusals(t *testing.T) {
-	s := startEZIDSite(t, boltStore(t), "/ezid")
+	s := startEZIDSite(t, boltStore(t), "/ezid", "")
 	for _, c := range []struct {
 		user, form string
 		status     int

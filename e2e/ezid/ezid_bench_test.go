@@ -87,7 +87,7 @@ func startBenchSite(b *testing.B) *benchSite {
 	if err := os.WriteFile(tablePath, []byte(`{"entries": []}`), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	body := siteBody(b, "store bolt "+filepath.Join(b.TempDir(), "ark.db"), tablePath, "")
+	body := siteBody(b, "store bolt "+filepath.Join(b.TempDir(), "ark.db"), tablePath, "", "")
 	cfg, err := caddytest.AdaptCaddyfile(caddytest.GlobalOptions+"\n"+base+" {\n"+body+"\n}\n", filepath.Join(b.TempDir(), "Caddyfile"))
 	if err != nil {
 		b.Fatal(err)

@@ -38,22 +38,26 @@ func boltStore(t *testing.T) string {
 }
 
 // startEZIDSite starts a site with EZID's API at path, on the store of
-// storeLine.
-func startEZIDSite(t *testing.T, storeLine, path string) *ezidSite {
+// storeLine, with the lines of ezid's block ezidBlock ("" for none).
+func startEZIDSite(t *testing.T, storeLine, path, ezidBlock string) *ezidSite {
 	t.Helper()
 	s := &ezidSite{path: path, table: testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}, {ID: "ark:12345/x5t", Target: "https://table.example.org/x5t"}})}
-	s.Site = caddytest.StartSite(t, siteBody(t, storeLine, s.table, path))
+	s.Site = caddytest.StartSite(t, siteBody(t, storeLine, s.table, path, ezidBlock))
 	return s
 }
 
 // siteBody is the site block: basic_auth (realm EZID) for requests that
 // carry Basic credentials, as EZID's clients send them, so that anyone
-// may read without; its 401 answered with EZID's status line; then ark.
-func siteBody(t testing.TB, storeLine, tablePath, path string) string {
+// may read without; its 401 answered with EZID's status line; then ark,
+// with EZID's API at path and the lines of ezid's block ezidBlock.
+func siteBody(t testing.TB, storeLine, tablePath, path, ezidBlock string) string {
 	t.Helper()
 	ezidLine := "ezid"
 	if path != "" {
 		ezidLine += " " + path
+	}
+	if ezidBlock != "" {
+		ezidLine += " {\n" + ezidBlock + "\n}"
 	}
 	return `
 	@credentials header Authorization "Basic *"

@@ -17,7 +17,7 @@ import (
 func TestEZIDSessionCookieSecureOnHTTPS(t *testing.T) {
 	table := testkit.WriteTable(t, []any{})
 	_, httpsPort := caddytest.StartLocalHTTPS(t, "\tauto_https disable_redirects\n",
-		"localhost {\n\tbind 127.0.0.1\n"+siteBody(t, "store bolt "+filepath.Join(t.TempDir(), "ark.db"), table, "")+"\n}\n")
+		"localhost {\n\tbind 127.0.0.1\n"+siteBody(t, "store bolt "+filepath.Join(t.TempDir(), "ark.db"), table, "", "")+"\n}\n")
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, CheckRedirect: caddytest.Client.CheckRedirect}

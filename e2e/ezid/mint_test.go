@@ -9,7 +9,7 @@ import (
 
 // TestEZIDMint runs "Operation: mint identifier" on bbolt.
 func TestEZIDMint(t *testing.T) {
-	testMint(t, startEZIDSite(t, boltStore(t), ""))
+	testMint(t, startEZIDSite(t, boltStore(t), "", ""))
 }
 
 // minted is the status line of a mint under ark:/12345/x5.
@@ -68,6 +68,6 @@ func testMint(t *testing.T, s *ezidSite) {
 // TestEZIDMintUnknownShoulder: a shoulder with no minter is EZID's "no
 // such shoulder".
 func TestEZIDMintUnknownShoulder(t *testing.T) {
-	s := startEZIDSite(t, boltStore(t), "")
+	s := startEZIDSite(t, boltStore(t), "", "")
 	s.expect(s.call("POST", "/shoulder/ark:/12345/x5zz", "", "basic", alice), http.StatusBadRequest, "error: bad request - no such shoulder")
 }

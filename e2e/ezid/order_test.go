@@ -11,7 +11,7 @@ import (
 // credentials only when challenged (as the API document says many do)
 // gets the challenge first, whatever else is wrong. Nothing changes.
 func TestEZIDRefusalOrder(t *testing.T) {
-	s := startEZIDSite(t, boltStore(t), "")
+	s := startEZIDSite(t, boltStore(t), "", "")
 	for _, c := range []struct{ method, path string }{
 		{"PUT", "/id/ark:/12345/x5o?bogus=1"},
 		{"POST", "/id/ark:/12345/x5o?bogus=1"},
@@ -43,7 +43,7 @@ func TestEZIDRefusalOrder(t *testing.T) {
 // before it checks who may create under it; one with a minter that the
 // person may not use is "forbidden".
 func TestEZIDMintNoSuchShoulder(t *testing.T) {
-	s := startEZIDSite(t, boltStore(t), "")
+	s := startEZIDSite(t, boltStore(t), "", "")
 	for _, who := range []string{alice, bob} {
 		s.expect(s.call("POST", "/shoulder/ark:/12345/z9", "_target: https://example.org/z\n", "basic", who), http.StatusBadRequest, "error: bad request - no such shoulder")
 		s.expect(s.call("POST", "/shoulder/ark:/99999/fk4", "", "basic", who), http.StatusBadRequest, "error: bad request - no such shoulder")

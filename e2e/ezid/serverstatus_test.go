@@ -11,7 +11,7 @@ import (
 // "<name>: up|down" after the status line, and a name EZID does not know
 // is "no such subsystem".
 func TestEZIDServerStatus(t *testing.T) {
-	s := startEZIDSite(t, boltStore(t), "")
+	s := startEZIDSite(t, boltStore(t), "", "")
 	a := s.call("GET", "/status", "")
 	s.expect(a, http.StatusOK, "success: EZID is up")
 	if a.Body != "success: EZID is up" {

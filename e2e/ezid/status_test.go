@@ -11,7 +11,7 @@ import (
 // TestEZIDStatus runs "Identifier status" and "Operation: delete
 // identifier" on bbolt.
 func TestEZIDStatus(t *testing.T) {
-	testStatus(t, startEZIDSite(t, boltStore(t), ""))
+	testStatus(t, startEZIDSite(t, boltStore(t), "", ""))
 }
 
 // testStatus follows EZID's status transitions, and what each status is
@@ -132,7 +132,7 @@ func testStatus(t *testing.T, s *ezidSite) {
 // metadata it was reserved with rather than dropping them; a deleted
 // name's mark goes.
 func TestEZIDReservedPatchedNatively(t *testing.T) {
-	s := startEZIDSite(t, boltStore(t), "")
+	s := startEZIDSite(t, boltStore(t), "", "")
 	s.expect(s.call("PUT", "/id/ark:/12345/x5k", "_status: reserved\n_target: https://example.org/k\ndc.title: Kept\n", "basic", alice), http.StatusCreated, "success: ark:/12345/x5k")
 	if a := s.native("PATCH", "/id/ark:12345/x5k", `{"meta": {"dc.creator": "Curie, Marie"}}`); a.Status != http.StatusOK {
 		t.Fatalf("PATCH: %d %s", a.Status, a.Body)

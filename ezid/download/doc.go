@@ -9,5 +9,5 @@
 //
 // It knows nothing of stores or accounts: a download's records come from
 // a Source, and who may download whose identifiers is the caller's
-// question (Authorizer).
+// question (Accounts).
 package download

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,7 +263,11 @@ func TestServiceAnswersWhenReady(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/download_request", func(w http.ResponseWriter, r *http.Request) {
 		user, _, _ := r.BasicAuth()
-		svc.ServeRequest(w, r, user, "http://"+r.Host, accounts{}, blocked)
+		svc.ServeRequest(w, r, user, accounts{}, func(_ url.Values, rq *Request) (string, error) {
+			name := FileName("bA3kQ9zT0pLm2XyW", rq.Format, rq.Compression)
+			_, err := svc.Produce(name, rq, blocked)
+			return "http://" + r.Host + "/download/" + name, err
+		})
 	})
 	mux.HandleFunc("/download/{name}", func(w http.ResponseWriter, r *http.Request) { svc.ServeFile(w, r, r.PathValue("name")) })
 	srv := httptest.NewServer(mux)
@@ -287,7 +292,7 @@ func TestServiceAnswersWhenReady(t *testing.T) {
 	}
 	code, body := post("apitest", "format=xml&compression=zip")
 	link, ok := strings.CutPrefix(body, "success: "+srv.URL+"/download/")
-	if code != 200 || !ok || !strings.HasSuffix(link, ".zip") || len(link) != 20 {
+	if code != 200 || !ok || link != "bA3kQ9zT0pLm2XyW.zip" {
 		t.Fatalf("request: %d %q", code, body)
 	}
 	get := func() *http.Response {
@@ -316,5 +321,56 @@ func TestServiceAnswersWhenReady(t *testing.T) {
 	os.WriteFile(zipped, data, 0o644)
 	if xml := unpack(t, zipped); !strings.Contains(string(xml), `<record identifier="ark:/12345/x5b">`) {
 		t.Errorf("the download: %s", xml)
+	}
+}
+
+// A download asked again under its name while it is being written is not
+// written twice; once complete, it is ready, and is not written again.
+func TestProduceWritesOnce(t *testing.T) {
+	svc := &Service{Dir: t.TempDir(), Logger: zap.NewNop()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	reads := 0
+	counted := func(ctx context.Context, fn func(*anvl.Record) error) error {
+		mu.Lock()
+		reads++
+		mu.Unlock()
+		<-release
+		return source(ctx, fn)
+	}
+	rq, err := ParseRequest(url.Values{"format": {"anvl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := FileName("bA3kQ9zT0pLm2XyW", rq.Format, rq.Compression)
+	for range 3 {
+		if ready, err := svc.Produce(name, rq, counted); ready || err != nil {
+			t.Fatalf("while written: %v %v", ready, err)
+		}
+	}
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ready, err := svc.Produce(name, rq, counted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ready {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if reads != 1 {
+		t.Errorf("the store was read %d times for one download", reads)
 	}
 }

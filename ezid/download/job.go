@@ -2,7 +2,6 @@ package download
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -29,18 +28,6 @@ type job struct {
 	rq   *Request
 	src  Source
 	name string // the file's name in the directory
-}
-
-// newName returns the base of a new download's name: 16 letters and
-// digits, random, as EZID's.
-func newName() string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 16)
-	rand.Read(b)
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return string(b)
 }
 
 // write writes the download of j to dir: to a file of its own, renamed to

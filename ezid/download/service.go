@@ -30,8 +30,10 @@ type Accounts interface {
 var ErrForbidden = errors.New("forbidden")
 
 // Service runs download requests: each is queued, and written, one at a
-// time, to Dir, where it appears under its name when complete. Each
-// request brings its Source (the store, as its requestor may read it) and
+// time, to Dir, where it appears under its name when complete. The name
+// is the caller's (Produce), so that a download asked again under the
+// same name, on another node of the same store, is written again there
+// from the same request. Each request brings its Source (the store, as its requestor may read it) and
 // Accounts, so that one Service may serve the requests of several sites
 // and configurations.
 type Service struct {
@@ -41,8 +43,9 @@ type Service struct {
 	// notify parameter) or failed.
 	Logger *zap.Logger
 
-	mu    sync.Mutex
-	queue chan *job
+	mu      sync.Mutex
+	queue   chan *job
+	pending map[string]bool // the files queued or being written
 }
 
 // queueLength is how many requests may wait for the one being written;
@@ -58,6 +61,7 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	s.queue = make(chan *job, queueLength)
+	s.pending = map[string]bool{}
 	s.mu.Unlock()
 	if err := removeExpired(s.Dir, time.Now()); err != nil {
 		s.Logger.Warn("batch download", zap.Error(err))
@@ -85,6 +89,9 @@ func (s *Service) Start(ctx context.Context) error {
 func (s *Service) run(ctx context.Context, j *job) {
 	start := time.Now()
 	n, err := j.write(ctx, s.Dir, start)
+	s.mu.Lock()
+	delete(s.pending, j.name)
+	s.mu.Unlock()
 	if err != nil {
 		s.Logger.Error("batch download failed", zap.String("file", j.name), zap.Error(err))
 		return
@@ -93,59 +100,80 @@ func (s *Service) run(ctx context.Context, j *job) {
 		zap.Duration("took", time.Since(start)), zap.Strings("notify", j.rq.Notify))
 }
 
-// Submit queues the download that form asks for requestor, of the records
-// of src, and returns the name of its file. It refuses a bad request with
-// a *BadRequest, an owner or group the requestor may not download (acc)
-// with ErrForbidden.
-func (s *Service) Submit(form url.Values, requestor string, acc Accounts, src Source) (string, error) {
+// Check reads the download request of form for requestor, refusing a bad
+// request with a *BadRequest, an owner or group the requestor may not
+// download (acc) with ErrForbidden. The request selects the requestor's
+// own identifiers when it names no owner or group.
+func Check(form url.Values, requestor string, acc Accounts) (*Request, error) {
 	rq, err := ParseRequest(form)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	for _, o := range rq.Owners {
 		if !acc.Known(o, false) {
-			return "", &BadRequest{"parameter 'owner': no such user"}
+			return nil, &BadRequest{"parameter 'owner': no such user"}
 		}
 	}
 	for _, g := range rq.OwnerGroups {
 		if !acc.Known(g, true) {
-			return "", &BadRequest{"parameter 'ownergroup': no such group"}
+			return nil, &BadRequest{"parameter 'ownergroup': no such group"}
 		}
 	}
 	for _, o := range rq.Owners {
 		if !acc.MayDownload(requestor, o, false) {
-			return "", ErrForbidden
+			return nil, ErrForbidden
 		}
 	}
 	for _, g := range rq.OwnerGroups {
 		if !acc.MayDownload(requestor, g, true) {
-			return "", ErrForbidden
+			return nil, ErrForbidden
 		}
 	}
 	rq.Select.Owners, rq.Select.OwnerGroups = rq.Owners, rq.OwnerGroups
 	if len(rq.Owners)+len(rq.OwnerGroups) == 0 {
 		rq.Select.Owners = []string{requestor}
 	}
-	j := &job{rq: rq, src: src, name: FileName(newName(), rq.Format, rq.Compression)}
+	return rq, nil
+}
+
+// Produce makes sure that the download of rq, of the records of src, is
+// in Dir as file or on its way: ready when it is there, complete;
+// otherwise it is queued, unless it is queued or being written already.
+// file is a name of FileName's form, without a path.
+func (s *Service) Produce(file string, rq *Request, src Source) (ready bool, err error) {
+	if !validName(file) {
+		return false, errors.New("not a download's name: " + file)
+	}
+	if info, err := os.Stat(filepath.Join(s.Dir, file)); err == nil && info.Mode().IsRegular() {
+		return true, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.queue == nil {
-		return "", errors.New("the download service is not started")
+	switch {
+	case s.queue == nil:
+		return false, errors.New("the download service is not started")
+	case s.pending[file]:
+		return false, nil
 	}
 	select {
-	case s.queue <- j:
-		return j.name, nil
+	case s.queue <- &job{rq: rq, src: src, name: file}:
+		s.pending[file] = true
+		return false, nil
 	default:
-		return "", errors.New("too many batch downloads are waiting: try again later")
+		return false, errors.New("too many batch downloads are waiting: try again later")
 	}
 }
 
+// validName reports whether name may be a download's file in Dir.
+func validName(name string) bool {
+	return name != "" && name == filepath.Base(name) && !strings.HasPrefix(name, ".")
+}
+
 // ServeRequest answers POST /download_request for requestor, who is
-// authenticated, of the records of src (see Submit): "success:
-// <base>/download/<file>" (text/plain), or EZID's error line with its
-// status. base is the URL of the EZID API (https://ezid.example.org, or
-// the path it is served under).
-func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor, base string, acc Accounts, src Source) {
+// authenticated (see Check): submit names the download's URL, and starts
+// it (Produce), and the answer is "success: <its URL>" (text/plain), or
+// EZID's error line with its status.
+func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor string, acc Accounts, submit func(form url.Values, rq *Request) (string, error)) {
 	if r.Method != http.MethodPost {
 		statusLine(w, http.StatusMethodNotAllowed, "error: method not allowed")
 		return
@@ -159,7 +187,11 @@ func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor
 		statusLine(w, http.StatusBadRequest, "error: bad request - "+oneLine(err.Error()))
 		return
 	}
-	name, err := s.Submit(r.PostForm, requestor, acc, src)
+	rq, err := Check(r.PostForm, requestor, acc)
+	link := ""
+	if err == nil {
+		link, err = submit(r.PostForm, rq)
+	}
 	var bad *BadRequest
 	switch {
 	case errors.As(err, &bad):
@@ -170,7 +202,7 @@ func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor
 		s.Logger.Error("batch download request", zap.Error(err))
 		statusLine(w, http.StatusServiceUnavailable, "error: "+oneLine(err.Error()))
 	default:
-		statusLine(w, http.StatusOK, "success: "+strings.TrimSuffix(base, "/")+"/download/"+name)
+		statusLine(w, http.StatusOK, "success: "+link)
 	}
 }
 
@@ -178,7 +210,7 @@ func (s *Service) ServeRequest(w http.ResponseWriter, r *http.Request, requestor
 // complete, 404 before (EZID's answer to a client that polls) and for a
 // name it never gave or has removed.
 func (s *Service) ServeFile(w http.ResponseWriter, r *http.Request, name string) {
-	if name == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+	if !validName(name) {
 		http.NotFound(w, r)
 		return
 	}
