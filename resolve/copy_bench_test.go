@@ -3,7 +3,10 @@ package resolve_test
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -16,10 +19,17 @@ import (
 )
 
 // BenchmarkResolveCopyMiss resolves random identifiers of a store of
-// 100,000 bindings read through a local copy, with no cache: what a
-// request costs the resolver when it misses every cache (issue 39).
+// ARK_BENCH_COPY_SIZE bindings (default 100,000) read through a local
+// copy, with no cache: what a request costs the resolver when it misses
+// every cache (issue 39).
 func BenchmarkResolveCopyMiss(b *testing.B) {
-	const n = 100_000
+	n := 100_000
+	if env := os.Getenv("ARK_BENCH_COPY_SIZE"); env != "" {
+		var err error
+		if n, err = strconv.Atoi(env); err != nil {
+			b.Fatal(err)
+		}
+	}
 	s := testkit.Provision(b, &bolt.Store{Path: filepath.Join(b.TempDir(), "ark.db"), SkipCheck: true})
 	if _, err := s.Import(context.Background(), storetest.Bindings(n), "bench"); err != nil {
 		b.Fatal(err)
@@ -43,6 +53,7 @@ func BenchmarkResolveCopyMiss(b *testing.B) {
 	defer rs.Close()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
+	runtime.GC() // not the setup's garbage
 	b.ReportAllocs()
 	for b.Loop() {
 		k := storetest.Key(rng.IntN(n))
