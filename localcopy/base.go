@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/caddy-ark/caddy-ark/store"
 )
@@ -53,7 +54,16 @@ type base struct {
 	seq, id uint64
 	count   int
 	unmap   func()
+	// sample holds the key of every sampleEvery-th record, in memory: a
+	// lookup searches it first, then sampleEvery records of the file,
+	// so that it touches a few pages of the mapping, not one or two for
+	// each step of a search through the whole file.
+	sample []string
 }
+
+// sampleEvery is how many records of the base one key of its sample
+// stands for.
+const sampleEvery = 64
 
 // baseWriter writes a base file from bindings given in key order.
 type baseWriter struct {
@@ -232,6 +242,19 @@ func checkBase(data []byte) (*base, error) {
 		return nil, damaged("index")
 	}
 	b.data, b.index, b.count = data[:indexOff], data[indexOff:n-footerSize], int(count)
+	b.sample = make([]string, 0, (b.count+sampleEvery-1)/sampleEvery)
+	for i := 0; i < b.count; i += sampleEvery {
+		rec, err := b.record(i)
+		if err != nil {
+			return nil, damaged("record")
+		}
+		d := decoder{b: rec}
+		if k := d.key(); d.err == nil {
+			b.sample = append(b.sample, string(k))
+		} else {
+			return nil, damaged("record")
+		}
+	}
 	return b, nil
 }
 
@@ -251,7 +274,14 @@ func (b *base) record(i int) ([]byte, error) {
 
 // lookup returns the binding of key, nil when the base has none.
 func (b *base) lookup(key string) (*store.Binding, error) {
-	lo, hi := 0, b.count
+	// The records from the last sampled key not after key up to the
+	// next sampled one hold key if the base does.
+	j := sort.Search(len(b.sample), func(i int) bool { return b.sample[i] > key })
+	if j == 0 {
+		return nil, nil
+	}
+	lo, hi := (j-1)*sampleEvery, min(j*sampleEvery, b.count)
+	kb := []byte(key)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		rec, err := b.record(mid)
@@ -263,7 +293,7 @@ func (b *base) lookup(key string) (*store.Binding, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		switch c := bytes.Compare(k, []byte(key)); {
+		switch c := bytes.Compare(k, kb); {
 		case c == 0:
 			d = decoder{b: rec}
 			return d.binding()

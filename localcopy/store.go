@@ -48,10 +48,21 @@ func (s *Store) Copy() *Copy { return s.c }
 
 // Lookup implements store.Store from the copy once it serves.
 func (s *Store) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
-	if s.c.Serving() {
-		return s.c.Lookup(keys)
+	if bs, ok, err := s.LookupLocal(keys); ok {
+		return bs, err
 	}
 	return s.Store.Lookup(ctx, keys)
+}
+
+// LookupLocal is Lookup when the copy serves, which reads no network
+// and needs no context or timeout: ok is false when the copy does not
+// serve, and Lookup must ask the store. The resolver reads through it.
+func (s *Store) LookupLocal(keys []string) (bs []*store.Binding, ok bool, err error) {
+	if !s.c.Serving() {
+		return nil, false, nil
+	}
+	bs, err = s.c.Lookup(keys)
+	return bs, true, err
 }
 
 // Check implements store.Checker: the store's own check.

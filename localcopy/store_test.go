@@ -197,3 +197,28 @@ func TestCopyThroughAnOutage(t *testing.T) {
 		t.Errorf("a copy caught up says %+v", st)
 	}
 }
+
+// TestStoreLookupLocal reads a Store's copy through LookupLocal, as the
+// resolver does: once the copy serves, it answers, as Lookup does.
+func TestStoreLookupLocal(t *testing.T) {
+	inner := backends[0].open(t)
+	importN(t, inner, 100)
+	c := openCopy(t, t.TempDir(), inner, localcopy.Options{Poll: time.Hour})
+	s := localcopy.Wrap(inner, c).(interface {
+		LookupLocal([]string) ([]*store.Binding, bool, error)
+	})
+	keys := []string{storetest.Key(7), storetest.Key(7) + "/c1", storetest.Key(99)}
+	got, ok, err := s.LookupLocal(keys)
+	if err != nil || !ok {
+		t.Fatalf("LookupLocal: ok %v, error %v: want the copy's answer", ok, err)
+	}
+	want, err := c.Lookup(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		if !sameBinding(got[i], want[i]) {
+			t.Errorf("%s: LookupLocal has %s, Lookup %s", k, describe(got[i]), describe(want[i]))
+		}
+	}
+}

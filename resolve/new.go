@@ -54,6 +54,7 @@ func New(o Options) (*Resolver, error) {
 	}
 	rs.table = o.Table
 	rs.store, rs.stored, rs.minters = o.Store, o.StoreCache, o.Minters
+	rs.local, _ = o.Store.(localLooker)
 	for _, naan := range rs.table.NAANs() {
 		rs.ours[naan] = struct{}{}
 	}

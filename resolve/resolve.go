@@ -26,6 +26,7 @@ type Resolver struct {
 	cache       Cache        // nil when caching is off
 	policies    Policies     // persistence statements by NAAN and shoulder
 	store       store.Store  // read after the table; nil when there is none
+	local       localLooker  // store when it may answer from memory; nil otherwise
 	stored      *StoreCache  // the store's answers by key; nil when caching is off
 	minters     mint.Minters // for check characters
 	unchecked   error        // why the table could not be checked against the store, if it could not

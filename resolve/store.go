@@ -95,9 +95,7 @@ func (rs *Resolver) storeLookup(ctx context.Context, keys []string) ([]*table.As
 	if rs.stored != nil {
 		epoch = rs.stored.now()
 	}
-	ctx, cancel := context.WithTimeout(ctx, storeLookupTimeout)
-	defer cancel()
-	bs, err := rs.store.Lookup(ctx, keys)
+	bs, err := rs.lookupStore(ctx, keys)
 	if err == nil && len(bs) != len(keys) {
 		err = fmt.Errorf("the store answered %d keys for %d", len(bs), len(keys))
 	}
@@ -115,6 +113,27 @@ func (rs *Resolver) storeLookup(ctx context.Context, keys []string) ([]*table.As
 		rs.stored.put(keys, as, epoch)
 	}
 	return as, nil
+}
+
+// localLooker is a store that may answer lookups from memory, such as
+// one read through a local copy (localcopy.Store): LookupLocal reports
+// false when it cannot, and Lookup must be asked.
+type localLooker interface {
+	LookupLocal(keys []string) (bs []*store.Binding, ok bool, err error)
+}
+
+// lookupStore asks the store for keys: from memory when it answers so,
+// else within storeLookupTimeout, the timer a lookup answered from
+// memory has no use for.
+func (rs *Resolver) lookupStore(ctx context.Context, keys []string) ([]*store.Binding, error) {
+	if rs.local != nil {
+		if bs, ok, err := rs.local.LookupLocal(keys); ok {
+			return bs, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeLookupTimeout)
+	defer cancel()
+	return rs.store.Lookup(ctx, keys)
 }
 
 // assignmentOf returns b as the resolver reads it. A withdrawn binding's
