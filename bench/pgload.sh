@@ -99,7 +99,7 @@ if [ "${1:-}" = copy ]; then
 		store postgres $dsn
 		api /api/ark {
 			key bench $hash write:ark:12345
-			max_body 1073741824
+			max_body 4294967296
 		}
 	}
 	respond 404
