@@ -62,3 +62,15 @@ func (n *node) stop() {
 func siteBody(storeLine, tablePath, copyDir string) string {
 	return strings.Replace(caddytest.APISiteBody("BOLT", tablePath, "local_copy "+copyDir+"\n\t\tready /ready"), "store bolt BOLT", storeLine, 1)
 }
+
+// waitCopyCurrent waits until n's copy serves and has read every change
+// made before: the copy builds in the background, and on a loaded machine
+// it may still be building (lookups going to the store) when a test has
+// seen the answers it expects.
+func waitCopyCurrent(t *testing.T, n *node) {
+	t.Helper()
+	testkit.WaitFor(t, "the node's copy to be built and current", func() bool {
+		got := n.Get("/ready")
+		return strings.Contains(got.Body, `"state":"serving"`) && strings.Contains(got.Body, `"behind_changes":0`)
+	})
+}

@@ -131,6 +131,7 @@ func TestLocalCopyThroughAPostgresOutage(t *testing.T) {
 		}
 	}
 
+	waitCopyCurrent(t, n)
 	if err := cl.Crash(); err != nil {
 		t.Fatal(err)
 	}

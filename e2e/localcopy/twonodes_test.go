@@ -49,6 +49,8 @@ func TestLocalCopyTwoNodes(t *testing.T) {
 		testkit.WaitFor(t, "the other node to answer "+id+" 410", func() bool { return to.Get("/"+id).Status == http.StatusGone })
 	}
 
+	waitCopyCurrent(t, a)
+	waitCopyCurrent(t, b)
 	if err := cl.Crash(); err != nil {
 		t.Fatal(err)
 	}
