@@ -45,7 +45,7 @@ func main() {
 	order := flag.String("order", "", "import: \"random\" for the identifiers in a random order")
 	tableFile := flag.String("table", "", "import: a table file to post instead of ark:12345/u<i>")
 	flag.Parse()
-	c := &client{api: strings.TrimSuffix(*api, "/"), key: os.Getenv("ARK_API_KEY"), http: &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: *conc}}}
+	c := &client{api: strings.TrimSuffix(*api, "/"), key: os.Getenv("ARK_API_KEY"), http: &http.Client{Timeout: 30 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: *conc}}}
 	var err error
 	switch *mode {
 	case "fill":
