@@ -140,15 +140,9 @@ func unmarshalUI(d *caddyfile.Dispenser) (*UI, error) {
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch d.Val() {
 		case "session":
-			var s string
-			if err := caddyfileargs.One(d, &s); err != nil {
+			if err := unmarshalSession(d, "ui", time.Second, "1s", "8h", &ui.Session); err != nil {
 				return nil, err
 			}
-			dur, err := caddy.ParseDuration(s)
-			if err != nil || dur < time.Second {
-				return nil, d.Errf("api: ui: session: %q is not a length of time of 1s or more, such as 8h", s)
-			}
-			ui.Session = caddy.Duration(dur)
 		case "secret_file":
 			if err := caddyfileargs.One(d, &ui.SecretFile); err != nil {
 				return nil, err
@@ -161,6 +155,22 @@ func unmarshalUI(d *caddyfile.Dispenser) (*UI, error) {
 		}
 	}
 	return ui, nil
+}
+
+// unmarshalSession reads the session <duration> of block (ui or ezid)
+// into into: a length of time of at least least, written min in the
+// error, such as example.
+func unmarshalSession(d *caddyfile.Dispenser, block string, least time.Duration, min, example string, into *caddy.Duration) error {
+	var s string
+	if err := caddyfileargs.One(d, &s); err != nil {
+		return err
+	}
+	dur, err := caddy.ParseDuration(s)
+	if err != nil || dur < least {
+		return d.Errf("api: %s: session: %q is not a length of time of %s or more, such as %s", block, s, min, example)
+	}
+	*into = caddy.Duration(dur)
+	return nil
 }
 
 // unmarshalPeople reads the api block's people basic_auth, or people

@@ -78,15 +78,9 @@ func unmarshalEZID(d *caddyfile.Dispenser) (*EZID, error) {
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		switch d.Val() {
 		case "session":
-			var s string
-			if err := caddyfileargs.One(d, &s); err != nil {
+			if err := unmarshalSession(d, "ezid", time.Minute, "1m", "168h", &e.Session); err != nil {
 				return nil, err
 			}
-			dur, err := caddy.ParseDuration(s)
-			if err != nil || dur < time.Minute {
-				return nil, d.Errf("api: ezid: session: %q is not a length of time of 1m or more, such as 168h", s)
-			}
-			e.Session = caddy.Duration(dur)
 		case "secret":
 			if err := caddyfileargs.One(d, &e.Secret); err != nil {
 				return nil, err
