@@ -36,7 +36,7 @@ package table
 //	88  [8]byte  reserved, 0
 //
 // A slot is 0 when empty, else the high 32 bits of the key's hash
-// (compiledHash) above the record's index plus one. A key's search starts
+// (keyhash.String) above the record's index plus one. A key's search starts
 // at the slot numbered by its hash's high 32 bits modulo slotCount and
 // goes on slot by slot (wrapping) to the first empty one.
 //
@@ -99,6 +99,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/caddy-ark/caddy-ark/internal/keyhash"
 	"github.com/caddy-ark/caddy-ark/internal/metrics"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 	"github.com/caddyserver/caddy/v2"
@@ -333,29 +334,6 @@ func (t *Compiled) verify() (err error) {
 	return nil
 }
 
-// compiledHash hashes a key for the compiled index. Unlike maphash, its
-// values are the same in every process, as a file's index needs.
-func compiledHash(s string) uint64 {
-	const m = 0x9e3779b97f4a7c15
-	h := uint64(len(s)) * m
-	for ; len(s) >= 8; s = s[8:] {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		h = (h ^ w) * m
-		h ^= h >> 32
-	}
-	var w uint64
-	for i := range len(s) {
-		w |= uint64(s[i]) << (8 * i)
-	}
-	h = (h ^ w) * m
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	return h ^ h>>31
-}
-
 // compiledRecord is a record decoded and bounds-checked: its arena bytes
 // lie inside the arena.
 type compiledRecord struct {
@@ -564,7 +542,7 @@ func recoverFault(onFault func()) {
 
 // find returns the assignment of key, put in room when it is not nil.
 func (t *Compiled) find(key string, room *Assignment) (*Assignment, bool) {
-	h := compiledHash(key)
+	h := keyhash.String(key)
 	tag := h >> 32
 	i := tag & t.mask
 	for range t.mask + 1 {
@@ -583,7 +561,7 @@ func (t *Compiled) find(key string, room *Assignment) (*Assignment, bool) {
 				}
 				return Unreadable, true
 			}
-			if compiledHash(string(r.key))>>32 != tag {
+			if keyhash.String(string(r.key))>>32 != tag {
 				return Unreadable, true // the slot does not belong to its record: damaged
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/caddy-ark/caddy-ark/internal/keyhash"
 	"github.com/caddy-ark/caddy-ark/internal/osfile"
 )
 
@@ -179,7 +180,7 @@ func (c *compiler) add(e *Entry) error {
 		return err
 	}
 	c.arenaLen += uint64(len(bytes))
-	if err := c.runs.add(spillEntry{hash: compiledHash(key), idx: uint32(c.count)}); err != nil {
+	if err := c.runs.add(spillEntry{hash: keyhash.String(key), idx: uint32(c.count)}); err != nil {
 		return err
 	}
 	c.count++

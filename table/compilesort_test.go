@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-ark/caddy-ark/internal/keyhash"
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
@@ -22,7 +23,7 @@ func referenceSlots(keys []string, slotCount int) []byte {
 	}
 	ents := make([]ent, len(keys))
 	for i, k := range keys {
-		ents[i] = ent{compiledHash(k), i + 1}
+		ents[i] = ent{keyhash.String(k), i + 1}
 	}
 	slices.SortFunc(ents, func(x, y ent) int {
 		if x.hash != y.hash {
@@ -69,7 +70,7 @@ func TestCompileInRunsIsTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if compiledHash(key)>>32&(slotCount-1) >= slotCount-2 {
+		if keyhash.String(key)>>32&(slotCount-1) >= slotCount-2 {
 			ids = append(ids, id)
 			wrap++
 		}
