@@ -53,6 +53,10 @@ func appendString(buf []byte, s string) []byte {
 type decoder struct {
 	b   []byte
 	err error
+	// str, when set, is what b was when binding began, as one string:
+	// the strings of the binding are cut from it, one allocation for the
+	// record instead of one for each string.
+	str string
 }
 
 func (d *decoder) uvarint() uint64 {
@@ -97,7 +101,13 @@ func (d *decoder) string() string {
 		d.err = errCorrupt
 		return ""
 	}
-	s := string(d.b[:n])
+	var s string
+	if d.str != "" {
+		at := len(d.str) - len(d.b)
+		s = d.str[at : at+int(n)]
+	} else {
+		s = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	return s
 }
@@ -115,7 +125,16 @@ func (d *decoder) key() []byte {
 }
 
 // binding decodes a binding that appendBinding encoded.
+// Its strings share one copy of the record.
 func (d *decoder) binding() (*store.Binding, error) {
+	d.str = string(d.b)
+	b, err := d.fields()
+	d.str = ""
+	return b, err
+}
+
+// fields decodes a binding's fields, in appendBinding's order.
+func (d *decoder) fields() (*store.Binding, error) {
 	b := &store.Binding{Key: d.string(), Target: d.string(), Status: int(d.uvarint())}
 	b.Passthrough = d.byte()&1 != 0
 	b.Reason = d.string()
