@@ -11,33 +11,44 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
+	"github.com/caddy-ark/caddy-ark/internal/keyhash"
 	"github.com/caddy-ark/caddy-ark/store"
 )
 
 // The base file: every binding, sorted by key, as of one sequence number
-// of the store's history.
+// of the store's history, and an open-addressing index of them by key.
 //
 //	magic (8 bytes)
 //	records: uvarint length, then the binding (appendBinding), by key
-//	index: the offset of each record, 8 bytes each, in key order
-//	footer: seq, count, index offset, id (8 bytes each), CRC-32C of all
+//	slots: slotCount × 8 bytes, slotCount a power of two from 16 up,
+//	       at least 3/2 of count
+//	footer: seq, count, slots offset, id (8 bytes each), CRC-32C of all
 //	        that comes before it and of these four (4 bytes), 4 zero
 //	        bytes, end magic (8 bytes)
 //
+// A slot is 0 when empty, else the high 24 bits of the key's hash
+// (keyhash.String, the compiled tables' hash) above the record's offset
+// in the file plus one (40 bits: a base is smaller than 1 TiB). A key's
+// search starts at the slot numbered by its hash's low bits and goes on
+// slot by slot (wrapping) to the first empty one; a record is read only
+// where the tags match. So a lookup reads a slot or two and the one
+// record it asks about, a key the base lacks often no record at all,
+// whatever the base's size.
+//
 // It is written to a temporary file, synced and renamed into place, and
 // its checksum is checked when it is opened: a base that is torn or
-// damaged is never read, and the copy is built again.
+// damaged, or of the earlier format (sorted offsets instead of slots), is
+// never read, and the copy is built again.
 //
 // The compiled .arkt format is not used: it holds table entries, which
 // have no minted-but-unbound state (Status 0), no version, no reason and
-// no writer, it is written from JSON files, and it is hashed, while a
-// store's Each gives bindings in key order, which a sorted file takes as
-// they come, in one pass and bounded memory.
+// no writer, and it is written from JSON files, while a store's Each
+// gives bindings in key order, which a sorted file takes as they come,
+// in one pass, and a compaction merges with the journal in one pass.
 var (
-	baseMagic = []byte("ARKCOPY\x01")
-	baseEnd   = []byte("ARKCEND\x01")
+	baseMagic = []byte("ARKCOPY\x02")
+	baseEnd   = []byte("ARKCEND\x02")
 )
 
 const footerSize = 48
@@ -47,25 +58,25 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // baseName is the base file's name in a copy's directory.
 const baseName = "bindings.base"
 
+// A slot's parts.
+const (
+	slotOffsetBits = 40
+	slotOffsetMask = 1<<slotOffsetBits - 1
+)
+
 // base is an open base file, mapped in memory.
 type base struct {
-	data    []byte
-	index   []byte // 8 bytes a record
+	data    []byte // the magic and the records
+	slots   []byte // 8 bytes a slot
+	mask    uint64 // slotCount - 1
 	seq, id uint64
 	count   int
 	unmap   func()
-	// sample holds the key of every sampleEvery-th record, in memory: a
-	// lookup searches it first, then sampleEvery records of the file,
-	// so that it touches a few pages of the mapping, not one or two for
-	// each step of a search through the whole file.
-	sample []string
 }
 
-// sampleEvery is how many records of the base one key of its sample
-// stands for.
-const sampleEvery = 64
-
-// baseWriter writes a base file from bindings given in key order.
+// baseWriter writes a base file from bindings given in key order. The
+// records go to the file as they come; each one's hash and offset to a
+// temporary file, from which finish builds the slots.
 type baseWriter struct {
 	dir      string
 	f, idx   *os.File
@@ -106,12 +117,18 @@ func (bw *baseWriter) add(b *store.Binding) error {
 	if bw.anyWrote && bytes.Compare([]byte(b.Key), bw.last) <= 0 {
 		return fmt.Errorf("local copy: the store gave %q after %q: bindings must come in key order", b.Key, bw.last)
 	}
+	if bw.off >= slotOffsetMask {
+		return fmt.Errorf("local copy: the base file would reach 1 TiB, more than its index can address")
+	}
 	bw.anyWrote = true
 	bw.last = append(bw.last[:0], b.Key...)
 	bw.buf = appendBinding(bw.buf[:0], b)
 	var n [binary.MaxVarintLen64]byte
 	head := binary.PutUvarint(n[:], uint64(len(bw.buf)))
-	if _, err := bw.idxW.Write(binary.LittleEndian.AppendUint64(nil, bw.off)); err != nil {
+	var ent [16]byte
+	binary.LittleEndian.PutUint64(ent[:], keyhash.String(b.Key))
+	binary.LittleEndian.PutUint64(ent[8:], bw.off)
+	if _, err := bw.idxW.Write(ent[:]); err != nil {
 		return err
 	}
 	if _, err := bw.w.Write(n[:head]); err != nil {
@@ -125,15 +142,59 @@ func (bw *baseWriter) add(b *store.Binding) error {
 	return nil
 }
 
-// finish appends the index and the footer for seq and id, syncs the
+// slotCountFor returns the slots of a base of count bindings: a power of
+// two, at least 16 and 3/2 of count, so that a search meets an empty
+// slot within a few.
+func slotCountFor(count uint64) uint64 {
+	n := uint64(16)
+	for n < count+count/2 {
+		n *= 2
+	}
+	return n
+}
+
+// slotsOf builds the slots from the hashes and offsets written to idx.
+func (bw *baseWriter) slotsOf() ([]uint64, error) {
+	if err := bw.idxW.Flush(); err != nil {
+		return nil, err
+	}
+	if _, err := bw.idx.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	slots := make([]uint64, slotCountFor(bw.count))
+	mask := uint64(len(slots) - 1)
+	r := bufio.NewReaderSize(bw.idx, 1<<16)
+	var ent [16]byte
+	for range bw.count {
+		if _, err := io.ReadFull(r, ent[:]); err != nil {
+			return nil, err
+		}
+		h, off := binary.LittleEndian.Uint64(ent[:]), binary.LittleEndian.Uint64(ent[8:])
+		i := h & mask
+		for slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = h>>slotOffsetBits<<slotOffsetBits | (off + 1)
+	}
+	return slots, nil
+}
+
+// finish appends the slots and the footer for seq and id, syncs the
 // file and renames it into place as the copy's base.
 func (bw *baseWriter) finish(seq, id uint64) error {
-	err := bw.idxW.Flush()
+	slots, err := bw.slotsOf()
+	slotsOff := bw.off
 	if err == nil {
-		_, err = bw.idx.Seek(0, io.SeekStart)
-	}
-	if err == nil {
-		_, err = io.Copy(bw.w, bw.idx)
+		buf := make([]byte, 0, 1<<16)
+		for i, s := range slots {
+			buf = binary.LittleEndian.AppendUint64(buf, s)
+			if len(buf) == cap(buf) || i == len(slots)-1 {
+				if _, err = bw.w.Write(buf); err != nil {
+					break
+				}
+				buf = buf[:0]
+			}
+		}
 	}
 	if err == nil {
 		err = bw.w.Flush() // the checksum has all before the footer
@@ -144,7 +205,7 @@ func (bw *baseWriter) finish(seq, id uint64) error {
 	}
 	footer := binary.LittleEndian.AppendUint64(nil, seq)
 	footer = binary.LittleEndian.AppendUint64(footer, bw.count)
-	footer = binary.LittleEndian.AppendUint64(footer, bw.off)
+	footer = binary.LittleEndian.AppendUint64(footer, slotsOff)
 	footer = binary.LittleEndian.AppendUint64(footer, id)
 	bw.crc.Write(footer)
 	footer = binary.LittleEndian.AppendUint32(footer, bw.crc.Sum32())
@@ -229,7 +290,7 @@ func checkBase(data []byte) (*base, error) {
 	}
 	n := len(data)
 	if n < len(baseMagic)+footerSize || !bytes.Equal(data[:len(baseMagic)], baseMagic) || !bytes.Equal(data[n-len(baseEnd):], baseEnd) {
-		return nil, damaged("not a whole base file")
+		return nil, damaged("not a whole base file of this version")
 	}
 	footer := data[n-footerSize:]
 	crc := crc32.Update(crc32.Checksum(data[:n-footerSize], castagnoli), castagnoli, footer[:32])
@@ -237,79 +298,66 @@ func checkBase(data []byte) (*base, error) {
 		return nil, damaged("checksum")
 	}
 	b := &base{seq: binary.LittleEndian.Uint64(footer), id: binary.LittleEndian.Uint64(footer[24:])}
-	count, indexOff := binary.LittleEndian.Uint64(footer[8:]), binary.LittleEndian.Uint64(footer[16:])
-	if indexOff > uint64(n-footerSize) || (uint64(n-footerSize)-indexOff)/8 != count || (uint64(n-footerSize)-indexOff)%8 != 0 {
+	count, slotsOff := binary.LittleEndian.Uint64(footer[8:]), binary.LittleEndian.Uint64(footer[16:])
+	end := uint64(n - footerSize)
+	if slotsOff < uint64(len(baseMagic)) || slotsOff > end || (end-slotsOff)%8 != 0 {
 		return nil, damaged("index")
 	}
-	b.data, b.index, b.count = data[:indexOff], data[indexOff:n-footerSize], int(count)
-	b.sample = make([]string, 0, (b.count+sampleEvery-1)/sampleEvery)
-	for i := 0; i < b.count; i += sampleEvery {
-		rec, err := b.record(i)
-		if err != nil {
-			return nil, damaged("record")
-		}
-		d := decoder{b: rec}
-		if k := d.key(); d.err == nil {
-			b.sample = append(b.sample, string(k))
-		} else {
-			return nil, damaged("record")
-		}
+	slotCount := (end - slotsOff) / 8
+	if slotCount != slotCountFor(count) {
+		return nil, damaged("index size")
 	}
+	b.data, b.slots, b.mask, b.count = data[:slotsOff], data[slotsOff:end], slotCount-1, int(count)
 	return b, nil
 }
 
-// record returns the encoded binding at position i.
-func (b *base) record(i int) ([]byte, error) {
-	off := binary.LittleEndian.Uint64(b.index[8*i:])
+// recordAt returns the encoded binding at offset off and the offset of
+// the next.
+func (b *base) recordAt(off uint64) (rec []byte, next uint64, err error) {
 	if off >= uint64(len(b.data)) {
-		return nil, errCorrupt
+		return nil, 0, errCorrupt
 	}
 	n, k := binary.Uvarint(b.data[off:])
 	if k <= 0 || n > uint64(len(b.data))-off-uint64(k) {
-		return nil, errCorrupt
+		return nil, 0, errCorrupt
 	}
 	start := off + uint64(k)
-	return b.data[start : start+n], nil
+	return b.data[start : start+n], start + n, nil
 }
 
 // lookup returns the binding of key, nil when the base has none.
 func (b *base) lookup(key string) (*store.Binding, error) {
-	// The records from the last sampled key not after key up to the
-	// next sampled one hold key if the base does.
-	j := sort.Search(len(b.sample), func(i int) bool { return b.sample[i] > key })
-	if j == 0 {
-		return nil, nil
+	h := keyhash.String(key)
+	tag := h >> slotOffsetBits
+	i := h & b.mask
+	for range b.mask + 1 {
+		s := binary.LittleEndian.Uint64(b.slots[8*i:])
+		if s == 0 {
+			return nil, nil
+		}
+		if s>>slotOffsetBits == tag {
+			rec, _, err := b.recordAt(s&slotOffsetMask - 1)
+			if err != nil {
+				return nil, err
+			}
+			d := decoder{b: rec}
+			if k := d.key(); d.err != nil {
+				return nil, d.err
+			} else if string(k) == key {
+				d = decoder{b: rec}
+				return d.binding()
+			}
+		}
+		i = (i + 1) & b.mask
 	}
-	lo, hi := (j-1)*sampleEvery, min(j*sampleEvery, b.count)
-	kb := []byte(key)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		rec, err := b.record(mid)
-		if err != nil {
-			return nil, err
-		}
-		d := decoder{b: rec}
-		k := d.key()
-		if d.err != nil {
-			return nil, d.err
-		}
-		switch c := bytes.Compare(k, kb); {
-		case c == 0:
-			d = decoder{b: rec}
-			return d.binding()
-		case c < 0:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
-	}
-	return nil, nil
+	return nil, errCorrupt // no empty slot: more keys than slots were written
 }
 
 // each calls fn with every binding of the base, in key order.
 func (b *base) each(fn func(*store.Binding) error) error {
-	for i := range b.count {
-		rec, err := b.record(i)
+	off := uint64(len(baseMagic))
+	for range b.count {
+		rec, next, err := b.recordAt(off)
 		if err != nil {
 			return err
 		}
@@ -321,6 +369,10 @@ func (b *base) each(fn func(*store.Binding) error) error {
 		if err := fn(bd); err != nil {
 			return err
 		}
+		off = next
+	}
+	if off != uint64(len(b.data)) {
+		return errCorrupt
 	}
 	return nil
 }

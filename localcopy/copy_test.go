@@ -140,38 +140,47 @@ func TestCopyTornJournal(t *testing.T) {
 	}
 }
 
-// TestCopyDamagedBase flips a byte of the base file: the copy does not
-// read it but builds itself again from the store.
+// TestCopyDamagedBase damages the base file (a byte flipped in its
+// records, in its index; a base of the format before the index was
+// hashed, as an upgraded node finds it): the copy does not read it but
+// builds itself again from the store.
 func TestCopyDamagedBase(t *testing.T) {
+	damages := map[string]func(data []byte){
+		"a record":  func(data []byte) { data[len(data)/4] ^= 0x20 },
+		"the index": func(data []byte) { data[len(data)-100] ^= 0x01 },
+		"format 1":  func(data []byte) { data[7], data[len(data)-1] = 1, 1 },
+	}
 	for _, be := range backends {
-		t.Run(be.name, func(t *testing.T) {
-			s := be.open(t)
-			importN(t, s, 100)
-			dir := t.TempDir()
-			c := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
-			if err := c.Close(); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, "bindings.base")
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data[len(data)/2] ^= 0x20
-			if err := os.WriteFile(path, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			again, err := localcopy.Open(dir, s, localcopy.Options{Poll: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = again.Close() })
-			if again.Serving() {
-				t.Fatal("a copy with a damaged base serves before it is built again")
-			}
-			catchUp(t, again)
-			sameAsStore(t, again, s)
-		})
+		for what, damage := range damages {
+			t.Run(be.name+"/"+what, func(t *testing.T) {
+				s := be.open(t)
+				importN(t, s, 100)
+				dir := t.TempDir()
+				c := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
+				if err := c.Close(); err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(dir, "bindings.base")
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				damage(data)
+				if err := os.WriteFile(path, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				again, err := localcopy.Open(dir, s, localcopy.Options{Poll: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = again.Close() })
+				if again.Serving() {
+					t.Fatal("a copy with a damaged base serves before it is built again")
+				}
+				catchUp(t, again)
+				sameAsStore(t, again, s)
+			})
+		}
 	}
 }
 

@@ -8,10 +8,11 @@ import (
 	"github.com/caddy-ark/caddy-ark/store/storetest"
 )
 
-// TestCopyLookupAcrossTheBase looks up, in a copy whose base holds many
-// more bindings than one block of its in-memory sample of keys, every
-// key the store holds, and keys it does not hold before, between and
-// after them: the copy answers each as the store does.
+// TestCopyLookupAcrossTheBase looks up, in a copy whose base holds enough
+// bindings for its index's searches to run past other keys' slots and
+// wrap around its end, every key the store holds, and keys it does not
+// hold that sort before, between and after them: the copy answers each
+// as the store does.
 func TestCopyLookupAcrossTheBase(t *testing.T) {
 	s := backends[0].open(t)
 	const n = 1000
