@@ -41,6 +41,11 @@ func (hs *handlerStore) awaitReady(ctx context.Context) error {
 	select {
 	case <-hs.ready:
 		return hs.readyErr
+	default: // not open yet: wait, which costs ctx.Done a channel of its own
+	}
+	select {
+	case <-hs.ready:
+		return hs.readyErr
 	case <-ctx.Done():
 		return ctx.Err()
 	}
