@@ -289,8 +289,11 @@ func checkBase(data []byte) (*base, error) {
 		return fmt.Errorf("local copy: the base file is damaged (%s): it is built again", why)
 	}
 	n := len(data)
+	if n >= len(baseMagic) && bytes.Equal(data[:len(baseMagic)-1], baseMagic[:len(baseMagic)-1]) && data[len(baseMagic)-1] < baseMagic[len(baseMagic)-1] {
+		return nil, fmt.Errorf("local copy: the base file is of format %d, written by an earlier version (this one writes %d): it is built again", data[len(baseMagic)-1], baseMagic[len(baseMagic)-1])
+	}
 	if n < len(baseMagic)+footerSize || !bytes.Equal(data[:len(baseMagic)], baseMagic) || !bytes.Equal(data[n-len(baseEnd):], baseEnd) {
-		return nil, damaged("not a whole base file of this version")
+		return nil, damaged("not a whole base file")
 	}
 	footer := data[n-footerSize:]
 	crc := crc32.Update(crc32.Checksum(data[:n-footerSize], castagnoli), castagnoli, footer[:32])
