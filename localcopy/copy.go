@@ -183,6 +183,16 @@ func (c *Copy) Lookup(keys []string) ([]*store.Binding, error) {
 	return out, nil
 }
 
+// LookupOne is Lookup of one key.
+func (c *Copy) LookupOne(key string) (*store.Binding, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.base == nil {
+		return nil, errNotBuilt
+	}
+	return c.current(key)
+}
+
 // current returns key's binding as the copy has it; c.mu is held.
 func (c *Copy) current(key string) (*store.Binding, error) {
 	if e, ok := c.over[key]; ok {

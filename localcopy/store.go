@@ -65,6 +65,15 @@ func (s *Store) LookupLocal(keys []string) (bs []*store.Binding, ok bool, err er
 	return bs, true, err
 }
 
+// LookupOneLocal is LookupLocal of one key.
+func (s *Store) LookupOneLocal(key string) (b *store.Binding, ok bool, err error) {
+	if !s.c.Serving() {
+		return nil, false, nil
+	}
+	b, err = s.c.LookupOne(key)
+	return b, true, err
+}
+
 // Check implements store.Checker: the store's own check.
 func (s *Store) Check(ctx context.Context) error {
 	if c, ok := s.Store.(store.Checker); ok {

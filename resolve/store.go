@@ -33,6 +33,9 @@ func (rs *Resolver) fromStore(ctx context.Context, res *Resolution, a normalize.
 		return done
 	}
 	res.live = true
+	if done := rs.exactFromLocal(res); done != nil {
+		return done
+	}
 	ancestors := a.Ancestors()
 	keys := make([]string, 1, 1+len(ancestors))
 	keys[0] = res.Key
@@ -83,6 +86,35 @@ func (rs *Resolver) cachedStoreBinding(a normalize.ARK) *Resolution {
 	return res.fromEntry(e, "exact", res.Key, "")
 }
 
+// exactFromLocal answers res from a store that answers from memory (a
+// local copy) when that store binds res's identifier itself, or has
+// minted it: the store's exact binding comes before any ancestor's, so
+// neither the ancestors nor a slice of keys are made, as a store asked
+// over the network needs them in one round trip. It returns nil
+// otherwise, and when the lookup fails: fromStore then asks as for any
+// store, and answers the failure.
+func (rs *Resolver) exactFromLocal(res *Resolution) *Resolution {
+	if rs.local == nil {
+		return nil
+	}
+	var epoch uint64
+	if rs.stored != nil {
+		epoch = rs.stored.now()
+	}
+	b, ok, err := rs.local.LookupOneLocal(res.Key)
+	if !ok || err != nil || b == nil {
+		return nil
+	}
+	e := assignmentOf(b)
+	if rs.stored != nil {
+		rs.stored.putOne(res.Key, e, epoch)
+	}
+	if e.Status == 0 {
+		return res.minted()
+	}
+	return res.fromEntry(e, "exact", res.Key, "")
+}
+
 // storeLookup returns the store's assignments of keys, nil where it has
 // none, from the cache when it holds them all, else in one Lookup.
 func (rs *Resolver) storeLookup(ctx context.Context, keys []string) ([]*table.Assignment, error) {
@@ -116,10 +148,12 @@ func (rs *Resolver) storeLookup(ctx context.Context, keys []string) ([]*table.As
 }
 
 // localLooker is a store that may answer lookups from memory, such as
-// one read through a local copy (localcopy.Store): LookupLocal reports
-// false when it cannot, and Lookup must be asked.
+// one read through a local copy (localcopy.Store): LookupLocal and
+// LookupOneLocal report false when it cannot, and Lookup must be asked.
 type localLooker interface {
 	LookupLocal(keys []string) (bs []*store.Binding, ok bool, err error)
+	// LookupOneLocal is LookupLocal of one key.
+	LookupOneLocal(key string) (b *store.Binding, ok bool, err error)
 }
 
 // lookupStore asks the store for keys: from memory when it answers so,

@@ -66,18 +66,21 @@ func (sc *StoreCache) now() uint64 { return sc.epoch.Load() }
 
 // put caches the answers of a lookup that started at epoch.
 func (sc *StoreCache) put(keys []string, as []*table.Assignment, epoch uint64) {
+	for i, k := range keys {
+		sc.putOne(k, as[i], epoch)
+	}
+}
+
+// putOne caches the answer for key of a lookup that started at epoch.
+func (sc *StoreCache) putOne(key string, a *table.Assignment, epoch uint64) {
 	sc.mu.RLock()
 	defer sc.mu.RUnlock()
 	if sc.closed {
 		return
 	}
-	for i, k := range keys {
-		sc.c.Set(k, as[i], 1)
-	}
+	sc.c.Set(key, a, 1)
 	if sc.epoch.Load() != epoch {
-		for _, k := range keys {
-			sc.c.Del(k)
-		}
+		sc.c.Del(key)
 	}
 }
 

@@ -13,14 +13,15 @@ import (
 )
 
 // TestLocalCopyOnBolt: local_copy works the same on a bbolt store. What
-// the API binds, withdraws, mints and retargets is answered at once,
+// the API binds, withdraws, mints (and does not bind) and retargets is
+// answered at once,
 // cached answers included; the copy's files are in the directory, and
 // the metrics count what it applied and its sequence number. A config
 // reload keeps the copy serving and following.
 func TestLocalCopyOnBolt(t *testing.T) {
 	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
 	copyDir := filepath.Join(t.TempDir(), "copy")
-	body := siteBody("store bolt "+filepath.Join(t.TempDir(), "ark.db"), tablePath, copyDir)
+	body := strings.Replace(siteBody("store bolt "+filepath.Join(t.TempDir(), "ark.db"), tablePath, copyDir), "ready /ready", "ready /ready\n\t\tminter ark:12345/x8 .sdd", 1)
 	s := caddytest.StartOpsSite(t, body)
 	api := &caddytest.APISite{Site: s.Site, Table: tablePath}
 
@@ -49,7 +50,6 @@ func TestLocalCopyOnBolt(t *testing.T) {
 	if got := api.Get("/" + ids[1] + "/c1"); got.Status != http.StatusFound || got.Location != "https://repo.example.org/b/c1" {
 		t.Errorf("%s/c1 under a passthrough just made: %d %q", ids[1], got.Status, got.Location)
 	}
-
 	for _, name := range []string{"bindings.base", "bindings.journal"} {
 		if _, err := os.Stat(filepath.Join(copyDir, name)); err != nil {
 			t.Errorf("the copy's %s: %v", name, err)
@@ -59,6 +59,18 @@ func TestLocalCopyOnBolt(t *testing.T) {
 		m := s.Metrics()
 		return m["caddy_ark_copy_seq"] >= 5 && m["caddy_ark_copy_changes_applied_total"] >= 5
 	})
+
+	// A name minted and not bound is answered so, from the copy (which
+	// serves now), not as unknown, and so from the cache.
+	minted := caddytest.Minted(t, api.Call("POST", "/mint/ark:12345/x8?n=1", "editor", ""))
+	if len(minted) != 1 {
+		t.Fatalf("mint: %v", minted)
+	}
+	for range 2 {
+		if got := api.Get("/" + minted[0]); got.Status != http.StatusNotFound || !strings.Contains(got.Body, "minted but not bound") {
+			t.Errorf("%s minted, not bound: %d %q", minted[0], got.Status, got.Body)
+		}
+	}
 
 	// A config reload keeps the copy: the new handler reads and writes
 	// through it.
