@@ -54,8 +54,8 @@ type pgWatch struct {
 	wake   chan struct{} // the pool reached the server again: reconnect now
 }
 
-// pgWatchPoll is the longest a listener waits for a NOTIFY before it reads
-// the history anyway.
+// pgWatchPoll is the longest a listener waits for a NOTIFY, from the
+// start of its last read of the history, before it reads it anyway.
 const pgWatchPoll = time.Second
 
 // channel is the NOTIFY channel of a schema's changes.
@@ -270,14 +270,16 @@ func (w *pgWatch) session(ctx context.Context, b *Backend, cur *pgCursor, connec
 	if standby {
 		poll = pgStandbyPoll // no NOTIFY reaches a standby
 	}
+	read := began // when the last read of the history began
 	for {
-		wctx, cancel := context.WithTimeout(ctx, poll)
+		wctx, cancel := context.WithDeadline(ctx, read.Add(poll))
 		_, err := conn.WaitForNotification(wctx)
 		polled := wctx.Err() != nil && ctx.Err() == nil // no NOTIFY for poll: read anyway
 		cancel()
 		if err != nil && !polled {
 			return fallback, err
 		}
+		read = time.Now()
 		rctx, cancel := context.WithTimeout(ctx, b.timeout)
 		err = w.catchUp(rctx, conn, b, cur)
 		cancel()
@@ -293,7 +295,10 @@ func (w *pgWatch) session(ctx context.Context, b *Backend, cur *pgCursor, connec
 }
 
 // pgStandbyPoll is how often the listener reads the history on a
-// standby, where no NOTIFY tells it to.
+// standby, where no NOTIFY tells it to: from the start of one read to the
+// next's, so that a node whose last read began before a pause (a process
+// stopped, a machine stalled) reads again as soon as it goes on, rather
+// than a whole poll later.
 const pgStandbyPoll = 200 * time.Millisecond
 
 // followReady makes sure the schema is there before the history is
