@@ -151,13 +151,12 @@ func (w *pgWatch) reconnect() {
 // server answers (cut short when a pool reaches one again).
 func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 	var (
-		cur       pgCursor
-		pause     = pgWatchPauseMin
-		lastErr   string
-		following time.Time // when the session began to follow; zero if it did not
+		cur     pgCursor
+		pause   = pgWatchPauseMin
+		lastErr string
 	)
 	for ctx.Err() == nil {
-		following = time.Time{}
+		var following time.Time // when the session began to follow; zero if it did not
 		fallback, err := w.session(ctx, b, &cur, func() { pause, following = pgWatchPauseMin, time.Now() })
 		if ctx.Err() != nil {
 			return
