@@ -35,6 +35,12 @@ type Copy struct {
 	watchMu  sync.Mutex
 	watchers map[*func([]string)]struct{}
 
+	// Closed, and made nil, once the copy has read the history to its
+	// end, or failed to, after the store's Watch lapsed; nil when no
+	// lapse is pending. Lookups wait for it, at most lapseWait.
+	unsure    atomic.Pointer[chan struct{}]
+	lapseWait time.Duration
+
 	wake     chan struct{}
 	caught   chan struct{} // closed and replaced at the end of every catch-up
 	caughtMu sync.Mutex
@@ -61,7 +67,17 @@ type Options struct {
 	// history reaches as far as the copy's (a store restored from an
 	// older backup does not); 0 is DefaultRestoreCheck.
 	RestoreCheck time.Duration
-	Logger       *zap.Logger
+	// LapseWait is how long a lookup waits, at most, when the store's
+	// Watch has lost the connection that tells of other nodes' changes
+	// (store.Lapsing; the PostgreSQL store's listener, when its server
+	// dies): the copy reads the history at once from whichever server
+	// answers, and lookups wait for that read, so that a change
+	// committed before the loss and not yet heard of is not answered
+	// as before it. Once the read ends, or has failed because no server
+	// answers, lookups answer from the copy at once. 0 is
+	// DefaultLapseWait; negative: lookups never wait.
+	LapseWait time.Duration
+	Logger    *zap.Logger
 }
 
 // Defaults of Options.
@@ -69,6 +85,7 @@ const (
 	DefaultPoll         = time.Second
 	DefaultCompactAfter = 100_000
 	DefaultRestoreCheck = 30 * time.Second
+	DefaultLapseWait    = 500 * time.Millisecond
 )
 
 // Open opens the copy kept in dir of the bindings of src, making dir if
@@ -85,6 +102,9 @@ func Open(dir string, src store.Store, o Options) (*Copy, error) {
 	if o.RestoreCheck <= 0 {
 		o.RestoreCheck = DefaultRestoreCheck
 	}
+	if o.LapseWait == 0 {
+		o.LapseWait = DefaultLapseWait
+	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
@@ -92,7 +112,7 @@ func Open(dir string, src store.Store, o Options) (*Copy, error) {
 		return nil, fmt.Errorf("local copy: %w", err)
 	}
 	c := &Copy{dir: dir, src: src, logger: o.Logger, over: map[string]entry{},
-		watchers: map[*func([]string)]struct{}{}, wake: make(chan struct{}, 1), caught: make(chan struct{}), done: make(chan struct{})}
+		watchers: map[*func([]string)]struct{}{}, lapseWait: o.LapseWait, wake: make(chan struct{}, 1), caught: make(chan struct{}), done: make(chan struct{})}
 	b, err := openBase(dir)
 	switch {
 	case err == nil:
@@ -108,6 +128,9 @@ func Open(dir string, src store.Store, o Options) (*Copy, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stop = cancel
 	src.Watch(ctx, func([]string) { c.Wake() })
+	if l, ok := src.(store.Lapsing); ok {
+		l.WatchLapses(ctx, c.lapsed)
+	}
 	go func() {
 		defer close(c.done)
 		c.follow(ctx, o)
@@ -147,6 +170,7 @@ func (c *Copy) built() bool {
 func (c *Copy) Close() error {
 	c.stop()
 	<-c.done
+	c.settle(c.unsure.Load())
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
 	c.mu.Lock()
@@ -167,6 +191,9 @@ func (c *Copy) Serving() bool { return c.serving.Load() }
 // Lookup returns the bindings of keys as the copy has them, nil where it
 // has none, as store.Store's Lookup does.
 func (c *Copy) Lookup(keys []string) ([]*store.Binding, error) {
+	if p := c.unsure.Load(); p != nil {
+		c.awaitSettled(p)
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.base == nil {

@@ -19,13 +19,16 @@ const pageSize = 1000
 
 // follow builds the copy if it has no base, then reads the history
 // every o.Poll (after a failure, twice as long as the last pause, up to
-// 5 s), or when woken, until ctx is done, folding the journal
-// into a new base once it holds o.CompactAfter records.
+// 5 s), or when woken (by a change, or a lapse of the store's Watch),
+// until ctx is done, folding the journal into a new base once it holds
+// o.CompactAfter records. Each round settles the lapse pending when it
+// began, whether it read the history or no server answered.
 func (c *Copy) follow(ctx context.Context, o Options) {
 	pause := o.Poll
 	var checked time.Time
 	ahead := false // the last check found the store's history behind the copy
 	for ctx.Err() == nil {
+		lapse := c.unsure.Load() // settled by this round, which reads after it
 		var err error
 		if c.j == nil {
 			err = c.build(ctx)
@@ -33,6 +36,7 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 		if err == nil {
 			err = c.catchUp(ctx)
 		}
+		c.settle(lapse)
 		if err == nil && time.Since(checked) >= o.RestoreCheck {
 			checked = time.Now()
 			err = c.checkNotAhead(ctx, &ahead)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,5 +125,62 @@ func TestPostgresChangesWhileNoPrimary(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Seq != 2 || got[0].New == nil || got[0].New.Status != 410 {
 		t.Fatalf("the history after seq 1 with the primary dead: %+v, want the withdrawal", got)
+	}
+}
+
+// TestPostgresWatchLapses: a node whose dsn names a primary and its
+// synchronous standby (read-write) and that follows the history on the
+// primary is told once that its Watch lapsed when the primary dies, and
+// goes on following the history on the standby, a withdrawal made just
+// before the death told by key; once the standby is promoted it follows
+// it as the primary, without another lapse: a server it leaves for
+// another loses it nothing. A watcher whose context is done is not told.
+func TestPostgresWatchLapses(t *testing.T) {
+	r := testkit.StartReplicated(t)
+	db := r.CreateDB(t)
+	b, err := newPGBackend(r.DSN(db, "read-write"), "", DefaultSchema, 0, time.Second, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Destruct() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var lapses, gone atomic.Int32
+	b.WatchLapses(ctx, func() { lapses.Add(1) })
+	goneCtx, leave := context.WithCancel(ctx)
+	b.WatchLapses(goneCtx, func() { gone.Add(1) })
+	leave()
+	seen := new(changes)
+	b.Watch(ctx, seen.changed)
+	testkit.WaitFor(t, "the node to follow the primary", func() bool {
+		rp := b.Replication()
+		return rp.Following && rp.Server == "primary"
+	})
+
+	other := newNode(t, r.Primary.DSN(db))
+	if _, err := other.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/w", Status: 410, Reason: "gone"}, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	r.KillPrimary(t)
+	testkit.WaitFor(t, "the lapse to be told", func() bool { return lapses.Load() > 0 })
+	testkit.WaitFor(t, "the withdrawal to be told by key", func() bool {
+		seen.mu.Lock()
+		defer seen.mu.Unlock()
+		return slices.Contains(seen.keys, "ark:12345/w")
+	})
+	testkit.WaitFor(t, "the node to follow the standby", func() bool {
+		rp := b.Replication()
+		return rp.Following && rp.Server == "standby"
+	})
+	r.Promote(t)
+	testkit.WaitFor(t, "the node to follow the promoted standby as the primary", func() bool {
+		rp := b.Replication()
+		return rp.Following && rp.Server == "primary"
+	})
+	if n := lapses.Load(); n != 1 {
+		t.Errorf("%d lapses told, want 1: the primary's death", n)
+	}
+	if n := gone.Load(); n != 0 {
+		t.Errorf("a watcher whose context was done was told of %d lapses", n)
 	}
 }

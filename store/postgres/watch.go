@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
 )
@@ -23,7 +24,9 @@ const pgWatchMax = 1000
 // synchronous). On the primary it LISTENs, and reads the history when a
 // NOTIFY arrives; a standby gets no NOTIFY and is read every
 // pgStandbyPoll. It reads after every reconnection too, and reconnects
-// when the server it follows is promoted.
+// when the server it follows is promoted. When the connection it
+// followed on is lost, it tells WatchLapses' watchers (a NOTIFY may have
+// been lost with it) and connects again at once.
 //
 // The history's sequence numbers are handed out before commit. This
 // version's writers take lockHistory, so that records become visible in
@@ -44,14 +47,15 @@ const pgWatchMax = 1000
 type pgWatch struct {
 	mu       sync.Mutex
 	watchers map[*func([]string)]struct{}
+	lapses   map[*func()]struct{} // told when a session that followed is lost
 
 	cancel context.CancelFunc
 	done   chan struct{}
 	wake   chan struct{} // the pool reached the server again: reconnect now
 }
 
-// pgWatchPoll is the longest a listener waits for a NOTIFY before it reads
-// the history anyway.
+// pgWatchPoll is the longest a listener waits for a NOTIFY, from the
+// start of its last read of the history, before it reads it anyway.
 const pgWatchPoll = time.Second
 
 // channel is the NOTIFY channel of a schema's changes.
@@ -90,6 +94,34 @@ func (b *Backend) Watch(ctx context.Context, changed func(keys []string)) {
 	})
 }
 
+// WatchLapses implements store.Lapsing: lapsed is called, until ctx is
+// done, each time the listener loses the connection it followed the
+// history on (a NOTIFY may have been lost with it), before it connects
+// again.
+func (b *Backend) WatchLapses(ctx context.Context, lapsed func()) {
+	w := &b.watch
+	w.mu.Lock()
+	if w.lapses == nil {
+		w.lapses = make(map[*func()]struct{})
+	}
+	w.lapses[&lapsed] = struct{}{}
+	w.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		delete(w.lapses, &lapsed)
+		w.mu.Unlock()
+	})
+}
+
+// lapse tells the lapses' watchers that the listener lost its server.
+func (w *pgWatch) lapse() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for fn := range w.lapses {
+		(*fn)()
+	}
+}
+
 // local tells the watchers of this node's own change, before the write
 // returns, so that the very next request sees it.
 func (w *pgWatch) local(keys []string) { w.tell(keys) }
@@ -111,19 +143,26 @@ func (w *pgWatch) reconnect() {
 	}
 }
 
-// listen keeps a connection that follows the history, reconnecting
-// after a pause that grows to pgWatchPauseMax while no server answers
-// (cut short when a pool reaches one again), until ctx is done.
+// listen keeps a connection that follows the history, until ctx is
+// done. A connection lost after it followed for pgWatchPauseMin is
+// replaced at once, from whichever server answers (changes committed
+// just before the primary died are on its synchronous standby); after a
+// failed attempt it waits, a pause that grows to pgWatchPauseMax while no
+// server answers (cut short when a pool reaches one again).
 func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 	var (
 		cur     pgCursor
-		pause   = 100 * time.Millisecond
+		pause   = pgWatchPauseMin
 		lastErr string
 	)
 	for ctx.Err() == nil {
-		fallback, err := w.session(ctx, b, &cur, func() { pause = 100 * time.Millisecond })
+		var following time.Time // when the session began to follow; zero if it did not
+		fallback, err := w.session(ctx, b, &cur, func() { pause, following = pgWatchPauseMin, time.Now() })
 		if ctx.Err() != nil {
 			return
+		}
+		if !following.IsZero() && !errors.Is(err, errFollowAgain) {
+			w.lapse()
 		}
 		b.follow.disconnected()
 		if !fallback && pgNotReachable(err) {
@@ -137,7 +176,7 @@ func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 		case <-w.wake: // from while the session ran: the server is away now
 		default:
 		}
-		if errors.Is(err, errFollowAgain) {
+		if errors.Is(err, errFollowAgain) || !following.IsZero() && time.Since(following) >= pgWatchPauseMin {
 			continue
 		}
 		select {
@@ -149,6 +188,12 @@ func (w *pgWatch) listen(ctx context.Context, b *Backend) {
 		pause = min(2*pause, pgWatchPauseMax)
 	}
 }
+
+// pgWatchPauseMin is the listener's first pause after a failed attempt
+// to follow the history, and how long a session must have followed for
+// its loss to be followed by a new attempt at once (a server that drops
+// every connection at once is not asked in a loop).
+const pgWatchPauseMin = 100 * time.Millisecond
 
 // pgWatchPauseMax is the longest pause between the listener's attempts
 // to reach a server while none answers: a node learns of the changes it
@@ -224,14 +269,16 @@ func (w *pgWatch) session(ctx context.Context, b *Backend, cur *pgCursor, connec
 	if standby {
 		poll = pgStandbyPoll // no NOTIFY reaches a standby
 	}
+	read := began // when the last read of the history began
 	for {
-		wctx, cancel := context.WithTimeout(ctx, poll)
+		wctx, cancel := context.WithDeadline(ctx, read.Add(poll))
 		_, err := conn.WaitForNotification(wctx)
 		polled := wctx.Err() != nil && ctx.Err() == nil // no NOTIFY for poll: read anyway
 		cancel()
 		if err != nil && !polled {
 			return fallback, err
 		}
+		read = time.Now()
 		rctx, cancel := context.WithTimeout(ctx, b.timeout)
 		err = w.catchUp(rctx, conn, b, cur)
 		cancel()
@@ -247,7 +294,10 @@ func (w *pgWatch) session(ctx context.Context, b *Backend, cur *pgCursor, connec
 }
 
 // pgStandbyPoll is how often the listener reads the history on a
-// standby, where no NOTIFY tells it to.
+// standby, where no NOTIFY tells it to: from the start of one read to the
+// next's, so that a node whose last read began before a pause (a process
+// stopped, a machine stalled) reads again as soon as it goes on, rather
+// than a whole poll later.
 const pgStandbyPoll = 200 * time.Millisecond
 
 // followReady makes sure the schema is there before the history is
@@ -337,3 +387,14 @@ func (w *pgWatch) catchUp(ctx context.Context, conn *pgx.Conn, b *Backend, cur *
 	}
 	return nil
 }
+
+// WatchLapses implements store.Lapsing.
+func (s *Store) WatchLapses(ctx context.Context, lapsed func()) {
+	s.backend.(*Backend).WatchLapses(ctx, lapsed)
+}
+
+// Interface guards.
+var (
+	_ store.Lapsing = (*Store)(nil)
+	_ store.Lapsing = (*Backend)(nil)
+)
