@@ -212,6 +212,9 @@ func (c *Copy) Lookup(keys []string) ([]*store.Binding, error) {
 
 // LookupOne is Lookup of one key.
 func (c *Copy) LookupOne(key string) (*store.Binding, error) {
+	if p := c.unsure.Load(); p != nil {
+		c.awaitSettled(p)
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.base == nil {

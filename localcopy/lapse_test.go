@@ -18,12 +18,13 @@ import (
 // another node withdraws an identifier, loses everything the primary
 // sends, so that the node does not hear of the withdrawal; then the
 // primary is killed. Once the node has noticed that its listener lost
-// the primary, the copy's first lookup answers the identifier withdrawn,
-// as the standby holds it: the copy reads the history at once, and the
-// lookup waits for that read. Then the standby dies too, while the node
-// follows it: once the copy
-// has failed to read the history, lookups answer from the copy as it is
-// at once, though a lookup may wait a minute for a read after a lapse.
+// the primary, the copy's first lookup (LookupOne, as the resolver asks
+// for an identifier) answers the identifier withdrawn, as the standby
+// holds it: the copy reads the history at once, and the lookup waits for
+// that read. Then the standby dies too, while the node follows it: once
+// the copy has failed to read the history, lookups answer from the copy
+// as it is at once, though a lookup may wait a minute for a read after a
+// lapse.
 func TestCopyAfterALapse(t *testing.T) {
 	const lapseWait = time.Minute
 	r := testkit.StartReplicated(t)
@@ -64,8 +65,9 @@ func TestCopyAfterALapse(t *testing.T) {
 		rp := replication()
 		return !rp.Following || rp.Server == "standby"
 	})
-	if got := lookup(); got.Status != http.StatusGone {
-		t.Fatalf("%s once the node noticed that it lost the primary: %s, want withdrawn (the standby holds it)", victim, describe(got))
+	// LookupOne, as the resolver asks for an identifier.
+	if got, err := c.LookupOne(victim); err != nil || got == nil || got.Status != http.StatusGone {
+		t.Fatalf("%s once the node noticed that it lost the primary: %s %v, want withdrawn (the standby holds it)", victim, describe(got), err)
 	}
 
 	testkit.WaitFor(t, "the node to follow the standby", func() bool {
