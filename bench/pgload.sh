@@ -118,9 +118,6 @@ EOF
 {
 	admin off
 	persist_config off
-	log {
-		output discard
-	}
 }
 :$p3 {
 	bind 127.0.0.1
@@ -136,7 +133,7 @@ EOF
 	start=$(date +%s.%N)
 	XDG_DATA_HOME="$out/data" "$out/caddy" run --config "$out/copy-build.Caddyfile" --adapter caddyfile >"$out/copy-build.log" 2>&1 &
 	caddy_pid=$!
-	waitport "$p3"
+	waitport "$p3" || { echo "copy: the copy's Caddy did not answer within 30 s; its log:"; cat "$out/copy-build.log"; exit 1; }
 	until curl -s "http://127.0.0.1:$p3/healthz/ark" | grep -q '"state":"serving".*"behind_changes":0'; do
 		kill -0 "$caddy_pid" || { cat "$out/copy-build.log"; exit 1; }
 		sleep 0.1
