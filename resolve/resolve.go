@@ -120,7 +120,7 @@ func (rs *Resolver) ResolveIn(ctx context.Context, core string, room *Room) *Res
 			return res
 		}
 	}
-	return rs.cached(core, func() *Resolution { return rs.computeARK(ctx, a) })
+	return rs.cached(core, func() *Resolution { return rs.computeARK(ctx, a, room) })
 }
 
 // lookup returns the table's assignment of key, put in room's when room
@@ -152,14 +152,21 @@ func (rs *Resolver) cached(core string, compute func() *Resolution) *Resolution 
 func isURN(core string) bool { return len(core) >= 4 && strings.EqualFold(core[:4], "urn:") }
 
 // computeARK resolves a parsed ARK that the table does not hold (Resolve
-// looked).
-func (rs *Resolver) computeARK(ctx context.Context, a normalize.ARK) *Resolution {
+// looked). A store-bound answer from a local copy is made in room when
+// room is not nil: such an answer is live, never kept by cached.
+func (rs *Resolver) computeARK(ctx context.Context, a normalize.ARK, room *Room) *Resolution {
 	if a.NAAN() == normalize.InvalidNAAN {
 		return &Resolution{Outcome: OutcomeInvalid, Status: http.StatusBadRequest,
 			Reason: "NAAN " + normalize.InvalidNAAN + " is reserved for invalid ARKs"}
 	}
+	_, ours := rs.ours[a.NAAN()]
+	if ours && room != nil && rs.store != nil {
+		if done := rs.exactFromLocalIn(a, room); done != nil {
+			return done
+		}
+	}
 	res := &Resolution{Key: a.Key(), Ark: a, IsARK: true, Shoulder: a.Shoulder()}
-	if _, ours := rs.ours[a.NAAN()]; ours && rs.store != nil {
+	if ours && rs.store != nil {
 		if done := rs.fromStore(ctx, res, a); done != nil {
 			return done
 		}

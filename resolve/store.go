@@ -33,7 +33,7 @@ func (rs *Resolver) fromStore(ctx context.Context, res *Resolution, a normalize.
 		return done
 	}
 	res.live = true
-	if done := rs.exactFromLocal(res); done != nil {
+	if done := rs.exactFromLocal(res, nil); done != nil {
 		return done
 	}
 	ancestors := a.Ancestors()
@@ -90,10 +90,11 @@ func (rs *Resolver) cachedStoreBinding(a normalize.ARK) *Resolution {
 // local copy) when that store binds res's identifier itself, or has
 // minted it: the store's exact binding comes before any ancestor's, so
 // neither the ancestors nor a slice of keys are made, as a store asked
-// over the network needs them in one round trip. It returns nil
-// otherwise, and when the lookup fails: fromStore then asks as for any
-// store, and answers the failure.
-func (rs *Resolver) exactFromLocal(res *Resolution) *Resolution {
+// over the network needs them in one round trip. The assignment is put
+// in entry when entry is not nil and no store cache will keep it. It
+// returns nil otherwise, and when the lookup fails: fromStore then asks
+// as for any store, and answers the failure.
+func (rs *Resolver) exactFromLocal(res *Resolution, entry *table.Assignment) *Resolution {
 	if rs.local == nil {
 		return nil
 	}
@@ -105,7 +106,13 @@ func (rs *Resolver) exactFromLocal(res *Resolution) *Resolution {
 	if !ok || err != nil || b == nil {
 		return nil
 	}
-	e := assignmentOf(b)
+	var e *table.Assignment
+	if entry != nil && rs.stored == nil {
+		*entry = assignmentValueOf(b)
+		e = entry
+	} else {
+		e = assignmentOf(b)
+	}
 	if rs.stored != nil {
 		rs.stored.putOne(res.Key, e, epoch)
 	}
@@ -113,6 +120,19 @@ func (rs *Resolver) exactFromLocal(res *Resolution) *Resolution {
 		return res.minted()
 	}
 	return res.fromEntry(e, "exact", res.Key, "")
+}
+
+// exactFromLocalIn is exactFromLocal for a, an ARK of ours that no table
+// assigns exactly, answered in room: a store-bound answer from a local
+// copy then costs no allocation of its own, as a table's does. It returns
+// nil when the store does not answer from memory or has no binding of
+// a; room's resolution is then unused.
+func (rs *Resolver) exactFromLocalIn(a normalize.ARK, room *Room) *Resolution {
+	if rs.local == nil {
+		return nil
+	}
+	room.res = Resolution{Key: a.Key(), Ark: a, IsARK: true, Shoulder: a.Shoulder(), live: true}
+	return rs.exactFromLocal(&room.res, &room.entry)
 }
 
 // storeLookup returns the store's assignments of keys, nil where it has
@@ -175,6 +195,12 @@ func (rs *Resolver) lookupStore(ctx context.Context, keys []string) ([]*store.Bi
 // binding that EZID's "_status" says is unavailable (store.StatusMeta)
 // is answered as a tombstone, with its reason, though its target is kept.
 func assignmentOf(b *store.Binding) *table.Assignment {
+	a := assignmentValueOf(b)
+	return &a
+}
+
+// assignmentValueOf is assignmentOf, as a value.
+func assignmentValueOf(b *store.Binding) table.Assignment {
 	meta, status, reason := b.Meta, b.Status, b.Reason
 	if r, ok := b.Unavailable(); ok {
 		status, reason = http.StatusGone, r
@@ -186,7 +212,7 @@ func assignmentOf(b *store.Binding) *table.Assignment {
 		}
 		meta["reason"] = reason
 	}
-	return &table.Assignment{Target: urlpath.WithRootPath(b.Target), Status: status, Passthrough: b.Passthrough, Meta: meta}
+	return table.Assignment{Target: urlpath.WithRootPath(b.Target), Status: status, Passthrough: b.Passthrough, Meta: meta}
 }
 
 // minted answers a name that was minted but is not bound yet.

@@ -87,6 +87,30 @@ func TestLocalCopyOnBolt(t *testing.T) {
 		got := api.Get("/ready")
 		return got.Status == http.StatusOK && strings.Contains(got.Body, `"state":"serving"`) && s.Metrics()["caddy_ark_copy_seq"] >= 6
 	})
+
+	// Without caches every answer is the copy's, made in the answer's own
+	// room: each is as the store has it, asked twice (a room reused
+	// would show the first answer's binding in the second).
+	if err := s.Load(strings.Replace(body, "ready /ready", "ready /ready\n\t\tcache_size off", 1)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		for path, want := range map[string]struct {
+			status   int
+			location string
+		}{
+			"/" + ids[0]:           {http.StatusGone, ""},
+			"/" + ids[1] + "/c1":   {http.StatusFound, "https://repo.example.org/b/c1"},
+			"/" + ids[2]:           {http.StatusFound, "https://repo.example.org/c"},
+			"/ark:12345/x5lc4":     {http.StatusFound, "https://repo.example.org/d"},
+			"/" + minted[0]:        {http.StatusNotFound, ""},
+			"/ark:12345/x5unknown": {http.StatusNotFound, ""},
+		} {
+			if got := api.Get(path); got.Status != want.status || got.Location != want.location {
+				t.Errorf("%s without caches: %d %q, want %d %q", path, got.Status, got.Location, want.status, want.location)
+			}
+		}
+	}
 }
 
 // TestLocalCopyWithoutStore: local_copy with no store is refused at
