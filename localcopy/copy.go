@@ -191,14 +191,10 @@ func (c *Copy) Serving() bool { return c.serving.Load() }
 // Lookup returns the bindings of keys as the copy has them, nil where it
 // has none, as store.Store's Lookup does.
 func (c *Copy) Lookup(keys []string) ([]*store.Binding, error) {
-	if p := c.unsure.Load(); p != nil {
-		c.awaitSettled(p)
+	if err := c.reading(); err != nil {
+		return nil, err
 	}
-	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.base == nil {
-		return nil, errNotBuilt
-	}
 	out := make([]*store.Binding, len(keys))
 	for i, k := range keys {
 		b, err := c.current(k)
@@ -212,15 +208,27 @@ func (c *Copy) Lookup(keys []string) ([]*store.Binding, error) {
 
 // LookupOne is Lookup of one key.
 func (c *Copy) LookupOne(key string) (*store.Binding, error) {
+	if err := c.reading(); err != nil {
+		return nil, err
+	}
+	defer c.mu.RUnlock()
+	return c.current(key)
+}
+
+// reading waits for the read of the history that a lapse of the store's
+// Watch called for (see lapsed), at most lapseWait, then read-locks the
+// copy for a lookup; it returns errNotBuilt, and holds no lock, when the
+// copy has no base yet.
+func (c *Copy) reading() error {
 	if p := c.unsure.Load(); p != nil {
 		c.awaitSettled(p)
 	}
 	c.mu.RLock()
-	defer c.mu.RUnlock()
 	if c.base == nil {
-		return nil, errNotBuilt
+		c.mu.RUnlock()
+		return errNotBuilt
 	}
-	return c.current(key)
+	return nil
 }
 
 // current returns key's binding as the copy has it; c.mu is held.
