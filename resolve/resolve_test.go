@@ -111,49 +111,6 @@ func TestNewRefusesTwoSources(t *testing.T) {
 		if !errors.As(err, &conflict) || !strings.Contains(err.Error(), key+" is "+state+" in the store") {
 			t.Errorf("%s: %v, want a conflict naming it %s in the store", key, err, state)
 		}
-		// The same from a store read whole (what a large table, or the
-		// check through the API's export, does).
-		err = resolve.CheckSources(context.Background(), tbl, eachOnly{s})
-		if !errors.As(err, &conflict) || !strings.Contains(err.Error(), key+" is "+state+" in the store") {
-			t.Errorf("%s, the store read whole: %v, want a conflict naming it %s in the store", key, err, state)
-		}
-	}
-}
-
-// eachOnly is a store that can only be read whole.
-type eachOnly struct{ s store.Store }
-
-func (e eachOnly) Each(ctx context.Context, fn func(*store.Binding) error) error {
-	return e.s.Each(ctx, fn)
-}
-
-// unreadable is a store that cannot be read whole, and looks keys up.
-type unreadable struct{ store.Store }
-
-func (unreadable) Each(context.Context, func(*store.Binding) error) error {
-	return errors.New("read whole")
-}
-
-// A small table is checked by looking its keys up in the store, not by
-// reading the store whole: a configuration starts, and a table is swapped
-// in, at once with a store of millions.
-func TestNewChecksASmallTableByItsKeys(t *testing.T) {
-	s := openStore(t, store.Binding{Key: "ark:12345/bound", Target: "https://store.example.org/", Status: http.StatusFound})
-	tbl, err := table.Load(nil, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := resolve.New(resolve.Options{Table: tbl, NAANs: []string{"12345"}, Store: unreadable{s}, MaxLength: 1024})
-	if err != nil {
-		t.Fatalf("a table of one key, beside a store that cannot be read whole: %v", err)
-	}
-	rs.Close()
-	both, err := table.Load(nil, []table.Entry{{ID: "ark:12345/bound", Target: "https://table.example.org/"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := resolve.New(resolve.Options{Table: both, NAANs: []string{"12345"}, Store: unreadable{s}, MaxLength: 1024}); err == nil || !strings.Contains(err.Error(), "ark:12345/bound is bound in the store") {
-		t.Errorf("a table assigning what the store binds: %v, want a conflict", err)
 	}
 }
 
