@@ -45,7 +45,7 @@ out=bench/out/pgload
 mkdir -p "$out"
 
 freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-waitport() { for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done; return 1; }
+waitport() { for _ in $(seq "${2:-300}"); do curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0; sleep 0.1; done; return 1; }
 
 go build -o "$out/caddy" ./cmd/caddy
 go build -o "$out/apiload" ./bench/apiload
@@ -133,7 +133,10 @@ EOF
 	start=$(date +%s.%N)
 	XDG_DATA_HOME="$out/data" "$out/caddy" run --config "$out/copy-build.Caddyfile" --adapter caddyfile >"$out/copy-build.log" 2>&1 &
 	caddy_pid=$!
-	waitport "$p3" || { echo "copy: the copy's Caddy did not answer within 30 s; its log:"; cat "$out/copy-build.log"; exit 1; }
+	# Up to 5 minutes: its configuration checks its table against the whole
+	# store before it serves (45 s at 10^7), and Caddy may start the HTTP
+	# app after that.
+	waitport "$p3" 3000 || { echo "copy: the copy's Caddy did not answer within 5 minutes; its log:"; cat "$out/copy-build.log"; exit 1; }
 	until curl -s "http://127.0.0.1:$p3/healthz/ark" | grep -q '"state":"serving".*"behind_changes":0'; do
 		kill -0 "$caddy_pid" || { cat "$out/copy-build.log"; exit 1; }
 		sleep 0.1
