@@ -330,30 +330,40 @@ func (b *base) recordAt(off uint64) (rec []byte, next uint64, err error) {
 
 // lookup returns the binding of key, nil when the base has none.
 func (b *base) lookup(key string) (*store.Binding, error) {
+	var bd store.Binding
+	if found, err := b.lookupInto(key, &bd); !found || err != nil {
+		return nil, err
+	}
+	return &bd, nil
+}
+
+// lookupInto is lookup decoding key's binding into into, which it leaves
+// alone when the base has none: found says whether it has.
+func (b *base) lookupInto(key string, into *store.Binding) (found bool, err error) {
 	h := keyhash.String(key)
 	tag := h >> slotOffsetBits
 	i := h & b.mask
 	for range b.mask + 1 {
 		s := binary.LittleEndian.Uint64(b.slots[8*i:])
 		if s == 0 {
-			return nil, nil
+			return false, nil
 		}
 		if s>>slotOffsetBits == tag {
 			rec, _, err := b.recordAt(s&slotOffsetMask - 1)
 			if err != nil {
-				return nil, err
+				return false, err
 			}
 			d := decoder{b: rec}
 			if k := d.key(); d.err != nil {
-				return nil, d.err
+				return false, d.err
 			} else if string(k) == key {
 				d = decoder{b: rec}
-				return d.binding()
+				return true, d.bindingInto(into)
 			}
 		}
 		i = (i + 1) & b.mask
 	}
-	return nil, errCorrupt // no empty slot: more keys than slots were written
+	return false, errCorrupt // no empty slot: more keys than slots were written
 }
 
 // each calls fn with every binding of the base, in key order.

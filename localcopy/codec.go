@@ -127,20 +127,29 @@ func (d *decoder) key() []byte {
 // binding decodes a binding that appendBinding encoded.
 // Its strings share one copy of the record.
 func (d *decoder) binding() (*store.Binding, error) {
-	d.str = string(d.b)
-	b, err := d.fields()
-	d.str = ""
-	return b, err
+	b := new(store.Binding)
+	if err := d.bindingInto(b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
-// fields decodes a binding's fields, in appendBinding's order.
-func (d *decoder) fields() (*store.Binding, error) {
-	b := &store.Binding{Key: d.string(), Target: d.string(), Status: int(d.uvarint())}
+// bindingInto is binding decoding into b, which it overwrites whole.
+func (d *decoder) bindingInto(b *store.Binding) error {
+	d.str = string(d.b)
+	err := d.fields(b)
+	d.str = ""
+	return err
+}
+
+// fields decodes a binding's fields into b, in appendBinding's order.
+func (d *decoder) fields(b *store.Binding) error {
+	*b = store.Binding{Key: d.string(), Target: d.string(), Status: int(d.uvarint())}
 	b.Passthrough = d.byte()&1 != 0
 	b.Reason = d.string()
 	if n := d.uvarint(); n > 0 && d.err == nil {
 		if n > uint64(len(d.b)) {
-			return nil, errCorrupt
+			return errCorrupt
 		}
 		b.Meta = make(map[string]string, n)
 		for range n {
@@ -153,8 +162,5 @@ func (d *decoder) fields() (*store.Binding, error) {
 		b.Updated = time.Unix(0, ns).UTC()
 	}
 	b.By = d.string()
-	if d.err != nil {
-		return nil, d.err
-	}
-	return b, nil
+	return d.err
 }

@@ -206,13 +206,22 @@ func (c *Copy) Lookup(keys []string) ([]*store.Binding, error) {
 	return out, nil
 }
 
-// LookupOne is Lookup of one key.
-func (c *Copy) LookupOne(key string) (*store.Binding, error) {
+// LookupOne is Lookup of one key, whose binding it returns by value,
+// with found false when the copy has none: the resolver's lookup of an
+// identifier makes no binding on the heap.
+func (c *Copy) LookupOne(key string) (b store.Binding, found bool, err error) {
 	if err := c.reading(); err != nil {
-		return nil, err
+		return b, false, err
 	}
 	defer c.mu.RUnlock()
-	return c.current(key)
+	if e, ok := c.over[key]; ok {
+		if e.b == nil {
+			return b, false, nil
+		}
+		return *e.b, true, nil
+	}
+	found, err = c.base.lookupInto(key, &b)
+	return b, found, err
 }
 
 // reading waits for the read of the history that a lapse of the store's

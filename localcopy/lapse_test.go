@@ -66,8 +66,8 @@ func TestCopyAfterALapse(t *testing.T) {
 		return !rp.Following || rp.Server == "standby"
 	})
 	// LookupOne, as the resolver asks for an identifier.
-	if got, err := c.LookupOne(victim); err != nil || got == nil || got.Status != http.StatusGone {
-		t.Fatalf("%s once the node noticed that it lost the primary: %s %v, want withdrawn (the standby holds it)", victim, describe(got), err)
+	if got, found, err := c.LookupOne(victim); err != nil || !found || got.Status != http.StatusGone {
+		t.Fatalf("%s once the node noticed that it lost the primary: found %t, %s %v, want withdrawn (the standby holds it)", victim, found, describe(&got), err)
 	}
 
 	testkit.WaitFor(t, "the node to follow the standby", func() bool {

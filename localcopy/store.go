@@ -65,13 +65,14 @@ func (s *Store) LookupLocal(keys []string) (bs []*store.Binding, ok bool, err er
 	return bs, true, err
 }
 
-// LookupOneLocal is LookupLocal of one key.
-func (s *Store) LookupOneLocal(key string) (b *store.Binding, ok bool, err error) {
+// LookupOneLocal is LookupLocal of one key, whose binding it returns by
+// value: found is false when the store has none.
+func (s *Store) LookupOneLocal(key string) (b store.Binding, found, ok bool, err error) {
 	if !s.c.Serving() {
-		return nil, false, nil
+		return b, false, false, nil
 	}
-	b, err = s.c.LookupOne(key)
-	return b, true, err
+	b, found, err = s.c.LookupOne(key)
+	return b, found, true, err
 }
 
 // Check implements store.Checker: the store's own check.

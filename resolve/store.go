@@ -102,16 +102,16 @@ func (rs *Resolver) exactFromLocal(res *Resolution, entry *table.Assignment) *Re
 	if rs.stored != nil {
 		epoch = rs.stored.now()
 	}
-	b, ok, err := rs.local.LookupOneLocal(res.Key)
-	if !ok || err != nil || b == nil {
+	b, found, ok, err := rs.local.LookupOneLocal(res.Key)
+	if !found || !ok || err != nil {
 		return nil
 	}
 	var e *table.Assignment
 	if entry != nil && rs.stored == nil {
-		*entry = assignmentValueOf(b)
+		*entry = assignmentValueOf(&b)
 		e = entry
 	} else {
-		e = assignmentOf(b)
+		e = assignmentOf(&b)
 	}
 	if rs.stored != nil {
 		rs.stored.putOne(res.Key, e, epoch)
@@ -172,8 +172,9 @@ func (rs *Resolver) storeLookup(ctx context.Context, keys []string) ([]*table.As
 // LookupOneLocal report false when it cannot, and Lookup must be asked.
 type localLooker interface {
 	LookupLocal(keys []string) (bs []*store.Binding, ok bool, err error)
-	// LookupOneLocal is LookupLocal of one key.
-	LookupOneLocal(key string) (b *store.Binding, ok bool, err error)
+	// LookupOneLocal is LookupLocal of one key, whose binding it
+	// returns by value: found is false when the store has none.
+	LookupOneLocal(key string) (b store.Binding, found, ok bool, err error)
 }
 
 // lookupStore asks the store for keys: from memory when it answers so,
