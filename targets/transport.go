@@ -61,8 +61,11 @@ type checkKey struct{}
 
 // IsCheck reports whether r is a check's request for an in-place target,
 // made of the site itself: the site does not count it as a resolution.
+// The client address comes first: no client's is checkRemoteAddr (no
+// TCP peer has port 0), and comparing it costs less than walking the
+// request's context to its root, as asking for a key it lacks does.
 func IsCheck(r *http.Request) bool {
-	return r.Context().Value(checkKey{}) != nil
+	return r.RemoteAddr == checkRemoteAddr && r.Context().Value(checkKey{}) != nil
 }
 
 // checkRemoteAddr is the client address of the site's requests for
