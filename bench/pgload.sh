@@ -29,10 +29,14 @@
 # miss a query. `cache_size off` on both, so that every request is a
 # miss; random identifiers of the store, random spellings; ROUNDS
 # alternations (default 5) of DUR each (default 10s), after WARMUP
-# (default 10s) for each server.
+# (default 10s) for each server. COMPARE=table puts in the place of
+# "store" a site answering the same identifiers from a JSON table of its
+# own (named "table", `cache_size off`): what the copy costs beside the
+# table speed the issue asks for.
 #
 #   flock /tmp/ark-bench.lock bench/pgload.sh copy                  # 10^6
 #   COPY_N=10000 ROUNDS=1 DUR=2s WARMUP=1s bench/pgload.sh copy     # smoke test
+#   ROUNDS=9 DUR=6s COMPARE=table flock /tmp/ark-bench.lock bench/pgload.sh copy
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -147,12 +151,18 @@ EOF
 	kill "$caddy_pid"
 	wait "$caddy_pid" 2>/dev/null || true
 	caddy_pid=""
-	SAME=1 WARMUP=${WARMUP:-10s} \
+	before=(BEFORE_NAME=store "BEFORE_OPTIONS=store postgres $dsn
+		cache_size off")
+	if [ "${COMPARE:-store}" = table ]; then
+		awk '{ sub(/^ark:12345\/u/, ""); printf "%s{\"id\":\"ark:12345/u%s\",\"target\":\"https://repo.example.org/u/%s\"}\n", NR == 1 ? "{\"entries\": [" : ",", $0, $0 } END { print "]}" }' \
+			"$out/copy-keys.txt" >"$out/copy-as-table.json"
+		before=(BEFORE_NAME=table "BEFORE_TABLE=$PWD/$out/copy-as-table.json" "BEFORE_OPTIONS=cache_size off")
+	fi
+	env SAME=1 WARMUP="${WARMUP:-10s}" \
 		TABLE_OPTIONS="store postgres $dsn
 		local_copy $copydir
 		cache_size off" \
-		BEFORE="$out/caddy" BEFORE_NAME=store BEFORE_OPTIONS="store postgres $dsn
-		cache_size off" \
+		BEFORE="$out/caddy" "${before[@]}" \
 		bench/compiled.sh ratio "$out/caddy" "$out/copy-table.json" "$out/copy-keys.txt" "${ROUNDS:-5}" "${DUR:-10s}" |
 		sed -e 's/^/copy /' -e 's/compiled/local_copy/g'
 	exit 0
