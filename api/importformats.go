@@ -35,48 +35,20 @@ func importFormat(r *http.Request) (string, error) {
 // line.
 func (ss *session) importSource(ctx context.Context, body io.Reader, format string) (*ImportResult, error) {
 	limit := ss.a.maxBody()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if ss.a.stopping != nil {
-		defer context.AfterFunc(ss.a.stopping, cancel)()
-	}
 	plain, err := download.Gunzip(bufio.NewReaderSize(body, 64<<10))
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "the body is not gzip: %v", err)
 	}
-	bindings := make(chan *store.Binding, 256)
-	var (
-		problems strings.Builder
-		readErr  error // valid once bindings is closed
-		entries  int
-	)
-	go func() {
-		defer close(bindings)
-		_, readErr = importer.Bindings(plain, "body", importer.Options{Format: format, EZIDBinding: ss.a.EZIDBinding}, &problems, func(b *store.Binding) error {
+	var problems strings.Builder
+	entries, n, readErr, err := ss.importStream(ctx, func(emit func(*store.Binding) error) error {
+		_, err := importer.Bindings(plain, "body", importer.Options{Format: format, EZIDBinding: ss.a.EZIDBinding}, &problems, func(b *store.Binding) error {
 			if err := ss.checkImported(b); err != nil {
 				return err
 			}
-			select {
-			case bindings <- b:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+			return emit(b)
 		})
-	}()
-	n, err := ss.store.Import(ctx, func() (*store.Binding, error) {
-		if b, ok := <-bindings; ok {
-			entries++
-			return b, nil
-		}
-		if readErr != nil {
-			return nil, readErr
-		}
-		return nil, io.EOF
-	}, ss.key.name)
-	cancel()
-	for range bindings { // the reader has stopped once bindings is closed
-	}
+		return err
+	})
 	if readErr != nil {
 		var tooLarge *http.MaxBytesError
 		var ae *apiError

@@ -170,45 +170,17 @@ func (c *apiCall) serveImport() error {
 // *http.MaxBytesError past max_body.
 func (ss *session) importTable(ctx context.Context, body io.Reader) (*ImportResult, error) {
 	limit := ss.a.maxBody()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if ss.a.stopping != nil {
-		defer context.AfterFunc(ss.a.stopping, cancel)()
-	}
 	tr := table.NewReader(body)
-	read := make(chan *store.Binding, 256)
-	var readErr error // valid once read is closed
-	go func() {
-		defer close(read)
-		_, readErr = tr.Each(func(e *table.Entry) error {
+	entries, n, inputErr, err := ss.importStream(ctx, func(emit func(*store.Binding) error) error {
+		_, err := tr.Each(func(e *table.Entry) error {
 			b, err := ss.importBinding(e)
 			if err != nil {
 				return err
 			}
-			select {
-			case read <- b:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
+			return emit(b)
 		})
-	}()
-	entries, inputErr := 0, error(nil)
-	n, err := ss.store.Import(ctx, func() (*store.Binding, error) {
-		b, ok := <-read
-		switch {
-		case ok:
-			entries++
-			return b, nil
-		case readErr != nil:
-			inputErr = readErr
-			return nil, readErr
-		}
-		return nil, io.EOF
-	}, ss.key.name)
-	cancel()
-	for range read { // the reader has stopped once read is closed
-	}
+		return err
+	})
 	if inputErr != nil {
 		var tooLarge *http.MaxBytesError
 		var ae *apiError
