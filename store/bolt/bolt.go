@@ -70,11 +70,12 @@ const importNotifyMax = 1000
 // Opening a file checks it, or with SkipCheck reads its bindings, and
 // refuses a damaged one. A call that panics or faults on memory inside
 // bbolt, as reads of a file damaged since it was opened do, fails with
-// ErrUnavailable (503) and marks the store damaged: from then on every call fails so, since a damaged file may
-// hold what it fails to find, until Caddy opens a good file again. A write
-// refuses with ErrUnavailable when the path no longer names the file the
-// store has open (deleted or replaced while open): it would be lost with
-// the unlinked file. A fault inside bbolt while it writes or grows the
+// ErrUnavailable (503) and marks the store damaged: from then on every
+// call fails so, since a damaged file may hold what it fails to find,
+// until Caddy opens a good file again. A write refuses with
+// ErrUnavailable when the path no longer names the file the store has
+// open (deleted or replaced while open): it would be lost with the
+// unlinked file. A fault inside bbolt while it writes or grows the
 // file (its remap) is a Go runtime fatal error that nothing can recover:
 // it ends the process, which is why the check at open is the defence.
 type Store struct {
