@@ -137,9 +137,10 @@ EOF
 	start=$(date +%s.%N)
 	XDG_DATA_HOME="$out/data" "$out/caddy" run --config "$out/copy-build.Caddyfile" --adapter caddyfile >"$out/copy-build.log" 2>&1 &
 	caddy_pid=$!
-	# Up to 5 minutes: its configuration checks its table against the whole
-	# store before it serves (45 s at 10^7), and Caddy may start the HTTP
-	# app after that.
+	# Up to 5 minutes: Caddy may start the HTTP app after its configuration
+	# has opened the store and checked its table against it (by the
+	# table's keys since session 15; by reading the whole store before,
+	# 45 s at 10^7).
 	waitport "$p3" 3000 || { echo "copy: the copy's Caddy did not answer within 5 minutes; its log:"; cat "$out/copy-build.log"; exit 1; }
 	until curl -s "http://127.0.0.1:$p3/healthz/ark" | grep -q '"state":"serving".*"behind_changes":0'; do
 		kill -0 "$caddy_pid" || { cat "$out/copy-build.log"; exit 1; }

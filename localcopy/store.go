@@ -46,6 +46,11 @@ func (s *backupStore) Backup(ctx context.Context) (io.ReadCloser, int64, error) 
 // Copy returns the copy that s reads.
 func (s *Store) Copy() *Copy { return s.c }
 
+// Original returns the store that s reads through its copy (see
+// resolve.Copied): what a caller asks of it is never behind the store,
+// as the copy may be right after a restart.
+func (s *Store) Original() store.Store { return s.Store }
+
 // Lookup implements store.Store from the copy once it serves.
 func (s *Store) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
 	if bs, ok, err := s.LookupLocal(keys); ok {

@@ -100,8 +100,9 @@ func TestNewRefusesTwoSources(t *testing.T) {
 	s := openStore(t,
 		store.Binding{Key: "ark:12345/both"},
 		store.Binding{Key: "ark:12345/bound", Target: "https://store.example.org/", Status: http.StatusFound},
+		store.Binding{Key: "ark:12345/gone", Status: http.StatusGone, Reason: "duplicate"},
 	)
-	for key, state := range map[string]string{"ark:12345/both": "minted", "ark:12345/bound": "bound"} {
+	for key, state := range map[string]string{"ark:12345/both": "minted", "ark:12345/bound": "bound", "ark:12345/gone": "withdrawn"} {
 		tbl, err := table.Load(nil, []table.Entry{{ID: key, Target: "https://table.example.org/"}})
 		if err != nil {
 			t.Fatal(err)
@@ -110,6 +111,12 @@ func TestNewRefusesTwoSources(t *testing.T) {
 		var conflict *resolve.SourceConflictError
 		if !errors.As(err, &conflict) || !strings.Contains(err.Error(), key+" is "+state+" in the store") {
 			t.Errorf("%s: %v, want a conflict naming it %s in the store", key, err, state)
+		}
+		// The same from a store read whole (what a large table, or the
+		// check through the API's export, does).
+		err = resolve.CheckSources(context.Background(), tbl, eachOnly{s})
+		if !errors.As(err, &conflict) || !strings.Contains(err.Error(), key+" is "+state+" in the store") {
+			t.Errorf("%s, the store read whole: %v, want a conflict naming it %s in the store", key, err, state)
 		}
 	}
 }

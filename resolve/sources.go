@@ -48,17 +48,43 @@ type Bindings interface {
 	Each(ctx context.Context, fn func(*store.Binding) error) error
 }
 
+// KeyLookup is what CheckSources asks a store that can look keys up (a
+// store.Store) about a small table's keys.
+type KeyLookup interface {
+	Lookup(ctx context.Context, keys []string) ([]*store.Binding, error)
+}
+
+// Copied is a store read through a copy of it that may be behind it (a
+// local copy, localcopy.Store, right after a restart): CheckSources asks
+// the store itself, since what the store holds is what the rule is about.
+type Copied interface {
+	// Original returns the store the copy is of.
+	Original() store.Store
+}
+
+// smallTable is the most keys a table may have for CheckSources to look
+// them up in a store that can (KeyLookup), rather than read the store's
+// every binding; lookupBatch is how many keys it asks for at a time.
+const (
+	smallTable  = 100_000
+	lookupBatch = 500
+)
+
 // CheckSources refuses a table that assigns an identifier the store holds,
 // naming both sides: the table's entry (file and line, or Caddyfile line)
-// and the store's binding (its state and version). It reads the store's
-// bindings once and asks the table about each, so a compiled table of any
-// size is checked without being read.
+// and the store's binding (its state and version). A table of at most
+// smallTable keys is checked by looking its keys up in the store, when
+// the store can (KeyLookup), lookupBatch at a time: a configuration
+// starts, and a table is swapped in, without reading a store of millions.
+// Otherwise it reads the store's bindings once and asks the table about
+// each, so a compiled table of any size is checked without being read.
+// A store read through a copy (Copied) is asked itself, not its copy.
 func CheckSources(ctx context.Context, t table.Table, s Bindings) error {
+	if c, ok := s.(Copied); ok {
+		s = c.Original()
+	}
 	conflict := &SourceConflictError{}
-	err := s.Each(ctx, func(b *store.Binding) error {
-		if _, ok := t.Lookup(b.Key); !ok {
-			return nil
-		}
+	found := func(b *store.Binding) error {
 		if len(conflict.Conflicts) == maxConflictsReported {
 			conflict.More = true
 			return errEnough
@@ -67,7 +93,18 @@ func CheckSources(ctx context.Context, t table.Table, s Bindings) error {
 		conflict.Conflicts = append(conflict.Conflicts, fmt.Sprintf("%s: %s is %s in the store%s: an identifier has one source, so the table may not assign it",
 			where, b.Key, b.State(), versionOf(b)))
 		return nil
-	})
+	}
+	var err error
+	if l, ok := s.(KeyLookup); ok && t.Len() <= smallTable {
+		err = lookUpKeys(ctx, t, l, found)
+	} else {
+		err = s.Each(ctx, func(b *store.Binding) error {
+			if _, ok := t.Lookup(b.Key); !ok {
+				return nil
+			}
+			return found(b)
+		})
+	}
 	if err != nil && err != errEnough {
 		return fmt.Errorf("checking the table against the store: %w", err)
 	}
@@ -83,4 +120,37 @@ func versionOf(b *store.Binding) string {
 		return ""
 	}
 	return fmt.Sprintf(" (version %d, by %s at %s)", b.Version, b.By, b.Updated.UTC().Format(time.RFC3339))
+}
+
+// lookUpKeys calls found with the store's binding of each key of t that
+// the store holds, in t's order.
+func lookUpKeys(ctx context.Context, t table.Table, l KeyLookup, found func(*store.Binding) error) error {
+	keys := make([]string, 0, lookupBatch)
+	flush := func() error {
+		if len(keys) == 0 {
+			return nil
+		}
+		bs, err := l.Lookup(ctx, keys)
+		if err != nil {
+			return err
+		}
+		keys = keys[:0]
+		for _, b := range bs {
+			if b != nil {
+				if err := found(b); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for key := range t.All() {
+		keys = append(keys, key)
+		if len(keys) == lookupBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
 }

@@ -67,14 +67,15 @@ const importNotifyMax = 1000
 //
 // In the Caddyfile: `store bolt [<path>] [{ skip_check }]`.
 //
-// Opening a file checks it (see SkipCheck) and refuses a damaged one. A
-// call that panics or faults on memory inside bbolt, as reads of a file
-// damaged since it was opened do, fails with ErrUnavailable (503) and marks the store
-// damaged: from then on every call fails so, since a damaged file may
-// hold what it fails to find, until Caddy opens a good file again. A write
-// refuses with ErrUnavailable when the path no longer names the file the
-// store has open (deleted or replaced while open): it would be lost with
-// the unlinked file. A fault inside bbolt while it writes or grows the
+// Opening a file checks it, or with SkipCheck reads its bindings, and
+// refuses a damaged one. A call that panics or faults on memory inside
+// bbolt, as reads of a file damaged since it was opened do, fails with
+// ErrUnavailable (503) and marks the store damaged: from then on every
+// call fails so, since a damaged file may hold what it fails to find,
+// until Caddy opens a good file again. A write refuses with
+// ErrUnavailable when the path no longer names the file the store has
+// open (deleted or replaced while open): it would be lost with the
+// unlinked file. A fault inside bbolt while it writes or grows the
 // file (its remap) is a Go runtime fatal error that nothing can recover:
 // it ends the process, which is why the check at open is the defence.
 type Store struct {
@@ -87,6 +88,13 @@ type Store struct {
 	// of every bucket), about a second per few hundred MB, and a file it
 	// cannot check within a minute is refused; set this for files that
 	// large, and check them offline instead (`bbolt check <file>`).
+	// The file's bindings are still read and decoded once when it is
+	// opened, without a time limit (the history and the other buckets
+	// are not), and a file whose bindings cannot be read, or come out of
+	// order, is refused as damaged: a damaged page can otherwise make a
+	// bound identifier answer 404 or a garbled target, with no fault to
+	// tell. Both happen when the process opens the file, not at each
+	// reload, since the configs that name it share it open.
 	SkipCheck bool `json:"skip_check,omitempty"`
 
 	*boltDB
@@ -204,7 +212,8 @@ type boltWatcher struct {
 }
 
 // openBolt opens or creates the store file at path and its buckets; an
-// existing file is checked first unless skipCheck. A new file is logged:
+// existing file is checked first, or with skipCheck only its bindings are
+// read (readBindings). A new file is logged:
 // a store that was there before and is not any more (deleted, or a data
 // directory that moved) starts empty.
 func openBolt(path string, skipCheck bool) (*boltDB, error) {
@@ -222,10 +231,13 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 	if errors.Is(statErr, fs.ErrNotExist) {
 		caddy.Log().Named("ark.stores.bolt").Warn("store file created new: it holds no bindings, counters or history; if a store was expected here, stop Caddy and restore it",
 			zap.String("path", path))
-	} else if !skipCheck {
-		if err := checkFile(db, boltCheckTimeout); err != nil {
-			return nil, err // checkFile closes db
+	} else if skipCheck {
+		if err := readBindings(db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("the file is damaged (reading its bindings failed: %w): it was refused rather than served from; restore it from a backup, or repair a copy offline (bbolt check, bbolt compact)", err)
 		}
+	} else if err := checkFile(db, boltCheckTimeout); err != nil {
+		return nil, err // checkFile closes db
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -327,6 +339,48 @@ func checkFile(db *bolt.DB, timeout time.Duration) error {
 	}
 	db.Close()
 	return fmt.Errorf("the file is damaged (bbolt's consistency check failed: %w): it was refused rather than served from; restore it from a backup, or repair a copy offline (bbolt check, bbolt compact)", err)
+}
+
+// readBindings reads and decodes every binding of the open file db (those
+// of imports committed and not yet merged too), as a pass over the store
+// (Each) does, and checks that their keys come in order: what a file
+// opened without its check (skip_check) is read for, once, so that a
+// damaged page is refused at open rather than answered from, as a lookup
+// that a damaged page misdirects answers without a fault (404, or a
+// garbled target). As in checkTx, faults are made panics and recovered.
+func readBindings(db *bolt.DB) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bbolt panicked: %v", r)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return db.View(func(tx *bolt.Tx) error {
+		bv := openView(tx)
+		if bv.bindings == nil {
+			return nil // a file no store has written to
+		}
+		for i, bk := range append([]*bolt.Bucket{bv.bindings}, bv.merging...) {
+			var last []byte
+			c := bk.Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				if last != nil && bytes.Compare(last, k) >= 0 {
+					return fmt.Errorf("its keys are out of order at %q", k)
+				}
+				last = k
+				if i > 0 {
+					if len(v) < 8 {
+						return fmt.Errorf("the import record of %q is cut short", k)
+					}
+					v = v[8:] // a staged record's input index
+				}
+				if _, err := decodeBinding(string(k), v); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // checkTx is checkFile's transaction: it returns the first problems found.
