@@ -123,7 +123,10 @@ func versionOf(b *store.Binding) string {
 }
 
 // lookUpKeys calls found with the store's binding of each key of t that
-// the store holds, in t's order.
+// the store holds, in t's order. A table that yields fewer keys than it
+// has (a compiled file damaged past its check at open, whose iteration
+// ends at the damage) is refused as damaged: the keys it did not yield
+// were not checked.
 func lookUpKeys(ctx context.Context, t table.Table, l KeyLookup, found func(*store.Binding) error) error {
 	keys := make([]string, 0, lookupBatch)
 	flush := func() error {
@@ -144,13 +147,18 @@ func lookUpKeys(ctx context.Context, t table.Table, l KeyLookup, found func(*sto
 		}
 		return nil
 	}
+	yielded := 0
 	for key := range t.All() {
+		yielded++
 		keys = append(keys, key)
 		if len(keys) == lookupBatch {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
+	}
+	if yielded < t.Len() {
+		return fmt.Errorf("%w: its entry %d of %d cannot be read", table.ErrDamaged, yielded+1, t.Len())
 	}
 	return flush()
 }

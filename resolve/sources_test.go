@@ -201,3 +201,30 @@ func TestNewLoadsUncheckedWhileTheStoreIsDown(t *testing.T) {
 		rs.Close()
 	}
 }
+
+// A compiled table damaged past its check at open (a record's key) ends
+// its entries at the damage: checked by its keys, it is refused as
+// damaged rather than passed with the keys after the damage unchecked.
+func TestCheckSourcesRefusesATableItCannotReadWhole(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "table.arkt")
+	if _, err := table.Compile([]string{testkit.WriteFile(t, "src.json", testkit.EveryField)}, out); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arenaOff := int(table.CompiledHeaderSize + 16*table.CompiledSlotSize + 9*table.CompiledRecordSize)
+	data[arenaOff+3] ^= 0x20 // in the first record's key
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ct, err := table.OpenCompiled(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, store.Binding{Key: "ark:12345/bound", Target: "https://store.example.org/", Status: http.StatusFound})
+	if err := resolve.CheckSources(context.Background(), ct, s); !errors.Is(err, table.ErrDamaged) {
+		t.Errorf("a damaged table checked by its keys: %v, want it refused as damaged", err)
+	}
+}
