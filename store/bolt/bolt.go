@@ -232,6 +232,10 @@ func openBolt(path string, skipCheck bool) (*boltDB, error) {
 		caddy.Log().Named("ark.stores.bolt").Warn("store file created new: it holds no bindings, counters or history; if a store was expected here, stop Caddy and restore it",
 			zap.String("path", path))
 	} else if skipCheck {
+		if err := db.View(func(tx *bolt.Tx) error { _, err := fileFormat(tx); return err }); err != nil {
+			db.Close()
+			return nil, err // a newer version's file is not damaged: say which it is
+		}
 		if err := readBindings(db); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("the file is damaged (reading its bindings failed: %w): it was refused rather than served from; restore it from a backup, or repair a copy offline (bbolt check, bbolt compact)", err)

@@ -196,6 +196,29 @@ func TestBoltRefusesAFileOfANewerFormat(t *testing.T) {
 	if f := formatOf(t, path); f != formatCurrent+1 {
 		t.Errorf("refused, the file's format became %d", f)
 	}
+
+	// With skip_check too, though its bindings are in an encoding this
+	// version cannot read (as a newer one's may be): the file is of a
+	// newer version, not damaged.
+	db, err = bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBindings).Put([]byte("ark:12345/x1"), []byte{0xff, 0xfe, 0xfd})
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchecked := &Store{Path: path, SkipCheck: true}
+	err = unchecked.Provision(caddy.Context{})
+	if err == nil {
+		unchecked.Cleanup()
+	}
+	if err == nil || !strings.Contains(err.Error(), "newer version of caddy-ark") || strings.Contains(err.Error(), "damaged") {
+		t.Errorf("opening it with skip_check: %v", err)
+	}
 }
 
 // Bindings and history records come back as they went in, every field,
