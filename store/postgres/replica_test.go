@@ -29,11 +29,7 @@ func TestPostgresReadsFromAStandby(t *testing.T) {
 	db := r.CreateDB(t)
 	primary := newNode(t, r.Primary.DSN(db))
 	dsn := fmt.Sprintf("host=127.0.0.1,127.0.0.1 port=%d,%d user=ark dbname=%s sslmode=disable", r.Standby.Port, r.Primary.Port, db)
-	b, err := newPGBackend(dsn, r.Standby.DSN(db), DefaultSchema, 0, time.Second, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Destruct() })
+	b := replicaNode(t, dsn, r.Standby.DSN(db))
 	seen := new(changes)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -100,11 +96,7 @@ func TestPostgresReadsFromAStandby(t *testing.T) {
 func TestPostgresChangesWhileNoPrimary(t *testing.T) {
 	r := testkit.StartReplicated(t)
 	db := r.CreateDB(t)
-	b, err := newPGBackend(r.DSN(db, "read-write"), "", DefaultSchema, 0, time.Second, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Destruct() })
+	b := replicaNode(t, r.DSN(db, "read-write"), "")
 	ctx := context.Background()
 	if _, err := b.Apply(ctx, store.Write{Binding: store.Binding{Key: "ark:12345/w", Target: "/w", Status: 302}, By: "t"}); err != nil {
 		t.Fatal(err)
@@ -138,11 +130,7 @@ func TestPostgresChangesWhileNoPrimary(t *testing.T) {
 func TestPostgresWatchLapses(t *testing.T) {
 	r := testkit.StartReplicated(t)
 	db := r.CreateDB(t)
-	b, err := newPGBackend(r.DSN(db, "read-write"), "", DefaultSchema, 0, time.Second, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Destruct() })
+	b := replicaNode(t, r.DSN(db, "read-write"), "")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	var lapses, gone atomic.Int32
@@ -183,4 +171,16 @@ func TestPostgresWatchLapses(t *testing.T) {
 	if n := gone.Load(); n != 0 {
 		t.Errorf("a watcher whose context was done was told of %d lapses", n)
 	}
+}
+
+// replicaNode opens a node's backend on dsn (and readDSN, "" for none)
+// with a one-second timeout, closed when the test ends.
+func replicaNode(t *testing.T, dsn, readDSN string) *Backend {
+	t.Helper()
+	b, err := newPGBackend(dsn, readDSN, DefaultSchema, 0, time.Second, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Destruct() })
+	return b
 }

@@ -80,18 +80,7 @@ func (w *pgWatch) stop() {
 
 // Watch registers changed until ctx is done.
 func (b *Backend) Watch(ctx context.Context, changed func(keys []string)) {
-	w := &b.watch
-	w.mu.Lock()
-	if w.watchers == nil {
-		w.watchers = make(map[*func([]string)]struct{})
-	}
-	w.watchers[&changed] = struct{}{}
-	w.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		w.mu.Lock()
-		delete(w.watchers, &changed)
-		w.mu.Unlock()
-	})
+	addUntil(ctx, &b.watch.mu, &b.watch.watchers, &changed)
 }
 
 // WatchLapses implements store.Lapsing: lapsed is called, until ctx is
@@ -99,17 +88,22 @@ func (b *Backend) Watch(ctx context.Context, changed func(keys []string)) {
 // history on (a NOTIFY may have been lost with it), before it connects
 // again.
 func (b *Backend) WatchLapses(ctx context.Context, lapsed func()) {
-	w := &b.watch
-	w.mu.Lock()
-	if w.lapses == nil {
-		w.lapses = make(map[*func()]struct{})
+	addUntil(ctx, &b.watch.mu, &b.watch.lapses, &lapsed)
+}
+
+// addUntil adds fn to set (made if it is nil) until ctx is done; mu
+// guards set.
+func addUntil[F any](ctx context.Context, mu *sync.Mutex, set *map[*F]struct{}, fn *F) {
+	mu.Lock()
+	if *set == nil {
+		*set = make(map[*F]struct{})
 	}
-	w.lapses[&lapsed] = struct{}{}
-	w.mu.Unlock()
+	(*set)[fn] = struct{}{}
+	mu.Unlock()
 	context.AfterFunc(ctx, func() {
-		w.mu.Lock()
-		delete(w.lapses, &lapsed)
-		w.mu.Unlock()
+		mu.Lock()
+		delete(*set, fn)
+		mu.Unlock()
 	})
 }
 
