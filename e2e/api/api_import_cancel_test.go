@@ -1,10 +1,6 @@
 package api
 
 import (
-	"bufio"
-	"fmt"
-	"net"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -22,32 +18,12 @@ func TestAPIImportClientGone(t *testing.T) {
 
 func testImportClientGone(t *testing.T, whole bool) {
 	s := caddytest.StartAPISite(t, "")
-	u, err := url.Parse(s.Base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body strings.Builder
-	body.WriteString(`{"entries": [`)
-	for i := range 120000 { // more than two of the store's chunks
-		if i > 0 {
-			body.WriteString(",")
-		}
-		fmt.Fprintf(&body, "\n"+`{"id": "ark:12345/g%d", "target": "https://repo.example.org/g/%d"}`, i, i)
-	}
-	body.WriteString("\n]}\n")
-	length := body.Len()
+	body := importBody(120000, "g") // more than two of the store's chunks
+	length := len(body)
 	if !whole {
 		length = 64 << 20 // the body never ends
 	}
-	w := bufio.NewWriter(conn)
-	fmt.Fprintf(w, "POST /api/ark/import HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer editor-secret\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", u.Host, length, body.String())
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	conn := postImport(t, s, body, length)
 	if !whole {
 		time.Sleep(500 * time.Millisecond) // the server stages what it has read
 	}

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/caddytest"
-	"github.com/caddy-ark/caddy-ark/internal/testkit"
-	"github.com/caddy-ark/caddy-ark/table"
 )
 
 // An import that the store refuses part way (an identifier bound
@@ -16,16 +14,7 @@ import (
 // format of the body: the reader of a long body, still ahead of the
 // store when it stopped, is no reason of its own. Nothing of it is kept.
 func TestImportConflictIsTheStoresReasonInEveryFormat(t *testing.T) {
-	pg := testkit.SharedPostgres(t)
-	for name, start := range map[string]func() *caddytest.APISite{
-		"bbolt": func() *caddytest.APISite { return caddytest.StartAPISite(t, "") },
-		"postgresql": func() *caddytest.APISite {
-			tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-			return &caddytest.APISite{Site: caddytest.StartSite(t, caddytest.PGSiteBody(pg.CreateDB(t), tablePath)), Table: tablePath}
-		},
-	} {
-		t.Run(name, func(t *testing.T) { importConflict(t, start()) })
-	}
+	caddytest.OnBothStores(t, func(t *testing.T, s *caddytest.APISite, _ string) { importConflict(t, s) })
 }
 
 func importConflict(t *testing.T, s *caddytest.APISite) {

@@ -159,52 +159,42 @@ func expectEZIDInStore(t *testing.T, lookup func(key string) *store.Binding, who
 // record keeps nothing of its download.
 func TestImportEZIDReservedStaysReservedInAStore(t *testing.T) {
 	anvl, _ := os.ReadFile(gzipFile(t, "testdata/import/ezid-download.txt"))
-	pg := testkit.SharedPostgres(t)
-	tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
-	for name, start := range map[string]func() *caddytest.APISite{
-		"bbolt": func() *caddytest.APISite { return caddytest.StartAPISite(t, "") },
-		"postgresql": func() *caddytest.APISite {
-			return &caddytest.APISite{Site: caddytest.StartSite(t, caddytest.PGSiteBody(pg.CreateDB(t), tablePath)), Table: tablePath}
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			s := start()
-			if got := s.Call("POST", "/import?format=anvl", "editor", string(anvl)); got.Status != http.StatusOK || !imported(got.Body, 3, 3) {
-				t.Fatalf("import: %d %s", got.Status, got.Body)
+	caddytest.OnBothStores(t, func(t *testing.T, s *caddytest.APISite, _ string) {
+		if got := s.Call("POST", "/import?format=anvl", "editor", string(anvl)); got.Status != http.StatusOK || !imported(got.Body, 3, 3) {
+			t.Fatalf("import: %d %s", got.Status, got.Body)
+		}
+		expectEZIDInStore(t, func(key string) *store.Binding {
+			if r := s.Lookup(key); r != nil {
+				return r.Binding
 			}
-			expectEZIDInStore(t, func(key string) *store.Binding {
-				if r := s.Lookup(key); r != nil {
-					return r.Binding
-				}
-				return nil
-			}, true)
-			if got := s.Get("/ark:12345/fk2c1d2f"); got.Status != http.StatusNotFound {
-				t.Errorf("a reserved identifier resolves: %d %s", got.Status, got.Location)
-			}
-			if got := s.Get("/ark:12345/fk2b8c9d"); got.Status != http.StatusFound || got.Location != "https://repo.example.org/b8c9d" {
-				t.Errorf("public: %d %s", got.Status, got.Location)
-			}
-			if got := s.Call("POST", "/import?format=anvl", "editor", string(anvl)); got.Status != http.StatusOK || !imported(got.Body, 3, 0) {
-				t.Errorf("the same records again: %d %s", got.Status, got.Body)
-			}
-			bad := ":: ark:/12345/new1\n_target: https://a.example.org/1\n\n:: ark:/12345/new2\n_status: gone\n"
-			if got := s.Call("POST", "/import?format=anvl", "editor", bad); got.Status != http.StatusBadRequest || !strings.Contains(got.Body, "body:4: ark:/12345/new2: _status: invalid identifier status") {
-				t.Errorf("a bad record: %d %s", got.Status, got.Body)
-			}
-			s.ExpectUnbound("ark:12345/new1")
-			if got := s.Call("POST", "/import?format=anvl", "x5", string(anvl)); got.Status != http.StatusForbidden {
-				t.Errorf("out of the key's scope: %d %s", got.Status, got.Body)
-			}
-			if got := s.Call("POST", "/import?format=csv", "editor", "id,target\nark:12345/p1,https://p.example.org/\n"); got.Status != http.StatusOK || !imported(got.Body, 1, 1) {
-				t.Errorf("a plain CSV through the API: %d %s", got.Status, got.Body)
-			}
-			if got := s.Call("POST", "/import?format=pdf", "editor", string(anvl)); got.Status != http.StatusBadRequest || !strings.Contains(got.Body, `pdf\": give json`) {
-				t.Errorf("an unknown format: %d %s", got.Status, got.Body)
-			}
-		})
-	}
+			return nil
+		}, true)
+		if got := s.Get("/ark:12345/fk2c1d2f"); got.Status != http.StatusNotFound {
+			t.Errorf("a reserved identifier resolves: %d %s", got.Status, got.Location)
+		}
+		if got := s.Get("/ark:12345/fk2b8c9d"); got.Status != http.StatusFound || got.Location != "https://repo.example.org/b8c9d" {
+			t.Errorf("public: %d %s", got.Status, got.Location)
+		}
+		if got := s.Call("POST", "/import?format=anvl", "editor", string(anvl)); got.Status != http.StatusOK || !imported(got.Body, 3, 0) {
+			t.Errorf("the same records again: %d %s", got.Status, got.Body)
+		}
+		bad := ":: ark:/12345/new1\n_target: https://a.example.org/1\n\n:: ark:/12345/new2\n_status: gone\n"
+		if got := s.Call("POST", "/import?format=anvl", "editor", bad); got.Status != http.StatusBadRequest || !strings.Contains(got.Body, "body:4: ark:/12345/new2: _status: invalid identifier status") {
+			t.Errorf("a bad record: %d %s", got.Status, got.Body)
+		}
+		s.ExpectUnbound("ark:12345/new1")
+		if got := s.Call("POST", "/import?format=anvl", "x5", string(anvl)); got.Status != http.StatusForbidden {
+			t.Errorf("out of the key's scope: %d %s", got.Status, got.Body)
+		}
+		if got := s.Call("POST", "/import?format=csv", "editor", "id,target\nark:12345/p1,https://p.example.org/\n"); got.Status != http.StatusOK || !imported(got.Body, 1, 1) {
+			t.Errorf("a plain CSV through the API: %d %s", got.Status, got.Body)
+		}
+		if got := s.Call("POST", "/import?format=pdf", "editor", string(anvl)); got.Status != http.StatusBadRequest || !strings.Contains(got.Body, `pdf\": give json`) {
+			t.Errorf("an unknown format: %d %s", got.Status, got.Body)
+		}
+	})
 
-	dsn := pg.CreateDB(t)
+	dsn := testkit.SharedPostgres(t).CreateDB(t)
 	for schema, file := range map[string]string{"ezidcsv": "testdata/import/ezid-download.csv", "ezidxml": "testdata/import/ezid-download.xml"} {
 		if _, stderr, err := caddytest.RunArkCommand(t, "", "import", "--postgres", dsn, "--schema", schema, file); err != nil ||
 			!strings.Contains(stderr, "3 identifiers (1 reserved in EZID, kept reserved: not resolved, never minted again)") {

@@ -46,6 +46,22 @@ func StartAPISite(t *testing.T, more string) *APISite {
 	return s
 }
 
+// OnBothStores runs test as two subtests, "bbolt" and "postgresql", each
+// with an APISite of its own: StartAPISite's, and one whose store is a
+// new database of the shared PostgreSQL cluster (PGSiteBody). config is
+// the site's configuration, for a test that loads it again.
+func OnBothStores(t *testing.T, test func(t *testing.T, s *APISite, config string)) {
+	t.Run("bbolt", func(t *testing.T) {
+		s := StartAPISite(t, "")
+		test(t, s, APISiteBody(s.DB, s.Table, ""))
+	})
+	t.Run("postgresql", func(t *testing.T) {
+		tablePath := testkit.WriteTable(t, []table.Entry{{ID: "ark:12345/t1", Target: "https://table.example.org/t1"}})
+		config := PGSiteBody(testkit.SharedPostgres(t).CreateDB(t), tablePath)
+		test(t, &APISite{Site: StartSite(t, config), Table: tablePath}, config)
+	})
+}
+
 // APISiteBody is the site block of an APISite.
 func APISiteBody(db, tablePath, more string) string {
 	keys := APIKeys
