@@ -111,6 +111,24 @@ func TestLocalCopyOnBolt(t *testing.T) {
 			}
 		}
 	}
+
+	// One source: a table that assigns what the store withdrew or minted
+	// is refused at load, checked against the store through the copy's
+	// site, and the running config keeps answering.
+	reassigning := testkit.WriteTable(t, []table.Entry{
+		{ID: "ark:12345/t1", Target: "https://table.example.org/t1"},
+		{ID: ids[0], Target: "https://table.example.org/again"},
+		{ID: minted[0], Target: "https://table.example.org/minted"},
+	})
+	err := s.Load(strings.Replace(body, tablePath, reassigning, 1))
+	for _, want := range []string{ids[0] + " is withdrawn in the store", minted[0] + " is minted in the store"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a table assigning what the store holds: %v, want %q", err, want)
+		}
+	}
+	if got := api.Get("/" + ids[0]); got.Status != http.StatusGone {
+		t.Errorf("%s after the refused load: %d %q", ids[0], got.Status, got.Location)
+	}
 }
 
 // TestLocalCopyWithoutStore: local_copy with no store is refused at
