@@ -53,8 +53,8 @@ type siteOrigin struct {
 // may stand in a URL as it is spelled.
 func (s *siteHosts) origin(r *http.Request) (siteOrigin, bool) {
 	site := s.site(r)
-	if site == nil {
-		return siteOrigin{}, false
+	if site == nil || len(site.hosts) == 0 {
+		return siteOrigin{}, false // no host to match: a catch-all site such as ":80" (the most common answer)
 	}
 	key := originKey{r.Host, r.TLS != nil}
 	if o, ok := site.origins.Load(key); ok {
