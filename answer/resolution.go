@@ -89,9 +89,12 @@ func (an *Answerer) resolutionAnswer(r *http.Request, rs *resolve.Resolver, repl
 // URL.EscapedPath re-escapes the decoded path, turning "%2F" into "/".
 func requestCore(r *http.Request) (string, bool) {
 	p := r.URL.RawPath
-	if p != "" {
+	switch {
+	case p != "":
 		p = escapeRaw(p) // the path as sent, when it differs from Go's escaping of URL.Path
-	} else {
+	case pathAsEscaped(r.URL.Path):
+		p = r.URL.Path // most requests: URL.EscapedPath would return it after the same scan, slower
+	default:
 		p = r.URL.EscapedPath()
 	}
 	if len(p) < 5 || p[0] != '/' {
@@ -102,6 +105,27 @@ func requestCore(r *http.Request) (string, bool) {
 	}
 	return p[1:], true
 }
+
+// pathAsEscaped reports whether URL.EscapedPath leaves p as it is, with
+// no RawPath: every byte one that net/url does not escape in a path.
+func pathAsEscaped(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !pathByteKept[p[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// pathByteKept holds the bytes that net/url keeps as they are in a path:
+// the unreserved characters and the reserved ones but "?" (url.shouldEscape
+// with encodePath).
+var pathByteKept = func() (kept [256]bool) {
+	for _, c := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~$&+,/:;=@") {
+		kept[c] = true
+	}
+	return kept
+}()
 
 // escapeRaw percent-encodes the bytes of a path as sent that may not stand
 // raw in a URI (controls, space, non-ASCII, and "<>\"\\^`{|}"), leaving
