@@ -88,18 +88,19 @@ func UnsafeInQuery(c rune) bool {
 // WithRootPath gives an absolute URL without a path the path "/", so that a
 // suffix appended to it lands in the path and never in the host.
 func WithRootPath(target string) string {
-	scheme, rest, ok := strings.Cut(target, "://")
-	if !ok {
+	i := strings.Index(target, "://")
+	if i < 0 {
 		return target
 	}
-	i := strings.IndexAny(rest, "/?#")
-	switch {
-	case i < 0:
-		return target + "/"
-	case rest[i] == '/':
-		return target
+	for j := i + len("://"); j < len(target); j++ {
+		switch target[j] {
+		case '/':
+			return target // most targets: every lookup of the store's passes here
+		case '?', '#':
+			return target[:j] + "/" + target[j:]
+		}
 	}
-	return scheme + "://" + rest[:i] + "/" + rest[i:]
+	return target + "/"
 }
 
 // ASCII returns a target as it leaves in a Location field: with
