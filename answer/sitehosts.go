@@ -54,7 +54,7 @@ type siteOrigin struct {
 func (s *siteHosts) origin(r *http.Request) (siteOrigin, bool) {
 	site := s.site(r)
 	if site == nil || len(site.hosts) == 0 {
-		return siteOrigin{}, false // no host to match: a catch-all site such as ":80" (the most common answer)
+		return siteOrigin{}, false // no host to match: a catch-all site such as ":80", as most are
 	}
 	key := originKey{r.Host, r.TLS != nil}
 	if o, ok := site.origins.Load(key); ok {
