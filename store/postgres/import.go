@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/jackc/pgx/v5"
+	"go.uber.org/zap"
 )
 
 // Import copies the bindings into a temporary table with COPY, finds the
@@ -88,7 +89,25 @@ func (b *Backend) Import(ctx context.Context, next func() (*store.Binding, error
 	case len(keys) > 0:
 		b.watch.local(keys)
 	}
+	if added >= pgAnalyzeAfter {
+		b.analyze(ctx)
+	}
 	return int(added), nil
+}
+
+// pgAnalyzeAfter is the fewest bindings an import adds for it to analyze
+// the bindings table when it commits.
+const pgAnalyzeAfter = 10000
+
+// analyze refreshes the planner's statistics of the bindings table, as
+// PostgreSQL advises after a bulk load, rather than leave them to
+// autovacuum's next round: SizeHint reads them. The import is committed
+// already, so a failure is only logged; a role that does not own the
+// table gets a warning from the server and nothing is analyzed.
+func (b *Backend) analyze(ctx context.Context) {
+	if _, err := b.pool.Exec(ctx, pgSQL(b.schema, "ANALYZE @.bindings")); err != nil {
+		b.logger.Warn("the import is committed, but analyzing the bindings table failed", zap.Error(err))
+	}
 }
 
 // importConflict returns an *ImportError for the first binding of

@@ -403,6 +403,17 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, reopen func(t *testi
 		MustApply(t, s, store.Write{Binding: bind(Key(0), "/after"), Create: true, By: "k"})
 	})
 
+	t.Run("SizeHint says about how many bindings a large import left", func(t *testing.T) {
+		s := open(t)
+		const n = 20000
+		if added, err := s.Import(ctx, Bindings(n), "importer"); err != nil || added != n {
+			t.Fatalf("Import = %d, %v; want %d", added, err, n)
+		}
+		if got, ok := s.SizeHint(ctx); !ok || got < n*95/100 || got > n*105/100 {
+			t.Errorf("SizeHint after importing %d = %d, %v; want about %d", n, got, ok, n)
+		}
+	})
+
 	t.Run("Import in random order reads back whole, and its bindings change as others do", func(t *testing.T) {
 		s := open(t)
 		const n = 3*store.EachBatchCount + 11
