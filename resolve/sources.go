@@ -62,22 +62,55 @@ type Copied interface {
 	Original() store.Store
 }
 
+// Sized is what CheckSources asks a store (a store.Store) about its size
+// before it checks a table of more than smallTable keys.
+type Sized interface {
+	// SizeHint returns about how many bindings the store holds, and
+	// false when it cannot tell cheaply.
+	SizeHint(ctx context.Context) (n int64, ok bool)
+}
+
 // smallTable is the most keys a table may have for CheckSources to look
-// them up in a store that can (KeyLookup), rather than read the store's
-// every binding; lookupBatch is how many keys it asks for at a time.
+// them up in a store that can (KeyLookup) whatever the store's size;
+// lookupBatch is how many keys it asks for at a time. A larger table is
+// looked up by its keys when the store holds at least keyCost bindings
+// for each of them: a key looked up, lookupBatch at a time, costs about
+// two bindings read in the pass over the store (at 10^6: 1.1 against
+// 0.6 µs on bbolt, 1.9 against 1.4 µs on PostgreSQL on loopback).
 const (
 	smallTable  = 100_000
 	lookupBatch = 500
+	keyCost     = 2
 )
+
+// byKeys says whether CheckSources looks t's keys up in s rather than
+// reading s whole: s can look keys up, and t is small, or small beside
+// s.
+func byKeys(ctx context.Context, t table.Table, s Bindings) bool {
+	if _, ok := s.(KeyLookup); !ok {
+		return false
+	}
+	if t.Len() <= smallTable {
+		return true
+	}
+	sized, ok := s.(Sized)
+	if !ok {
+		return false
+	}
+	n, ok := sized.SizeHint(ctx)
+	return ok && int64(t.Len())*keyCost <= n
+}
 
 // CheckSources refuses a table that assigns an identifier the store holds,
 // naming both sides: the table's entry (file and line, or Caddyfile line)
 // and the store's binding (its state and version). A table of at most
-// smallTable keys is checked by looking its keys up in the store, when
-// the store can (KeyLookup), lookupBatch at a time: a configuration
-// starts, and a table is swapped in, without reading a store of millions.
-// Otherwise it reads the store's bindings once and asks the table about
-// each, so a compiled table of any size is checked without being read.
+// smallTable keys, or a larger one beside a store that holds at least
+// keyCost bindings for each of its keys (Sized), is checked by looking
+// its keys up in the store, when the store can (KeyLookup), lookupBatch
+// at a time: a configuration starts, and a table is swapped in, without
+// reading a store of millions. Otherwise it reads the store's bindings
+// once and asks the table about each, so a compiled table that is large
+// beside the store is checked without being read.
 // A store read through a copy (Copied) is asked itself, not its copy.
 func CheckSources(ctx context.Context, t table.Table, s Bindings) error {
 	if c, ok := s.(Copied); ok {
@@ -95,8 +128,8 @@ func CheckSources(ctx context.Context, t table.Table, s Bindings) error {
 		return nil
 	}
 	var err error
-	if l, ok := s.(KeyLookup); ok && t.Len() <= smallTable {
-		err = lookUpKeys(ctx, t, l, found)
+	if byKeys(ctx, t, s) {
+		err = lookUpKeys(ctx, t, s.(KeyLookup), found)
 	} else {
 		err = s.Each(ctx, func(b *store.Binding) error {
 			if _, ok := t.Lookup(b.Key); !ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/caddy-ark/caddy-ark/store"
 	"github.com/caddy-ark/caddy-ark/store/bolt"
 	"github.com/caddy-ark/caddy-ark/store/postgres"
+	"github.com/caddy-ark/caddy-ark/store/storetest"
 	"github.com/caddy-ark/caddy-ark/table"
 	"github.com/caddyserver/caddy/v2"
 )
@@ -226,5 +227,68 @@ func TestCheckSourcesRefusesATableItCannotReadWhole(t *testing.T) {
 	s := openStore(t, store.Binding{Key: "ark:12345/bound", Target: "https://store.example.org/", Status: http.StatusFound})
 	if err := resolve.CheckSources(context.Background(), ct, s); !errors.Is(err, table.ErrDamaged) {
 		t.Errorf("a damaged table checked by its keys: %v, want it refused as damaged", err)
+	}
+}
+
+// A table of more than smallTable keys beside a store that holds at least
+// twice as many bindings is checked by its keys too, on both backends:
+// each says about how many bindings it holds (bbolt from its pages,
+// PostgreSQL from its planner's statistics, which a large import
+// refreshes), and such a configuration starts without reading the store
+// whole. Beside a smaller store the same table is checked by reading the
+// store, and names the same conflicts.
+func TestNewChecksALargeTableByItsKeysBesideALargerStore(t *testing.T) {
+	const tableKeys = 100_001
+	bound := []string{storetest.Key(7), storetest.Key(500)}
+	entries := make([]table.Entry, 0, tableKeys)
+	for i := range tableKeys - len(bound) {
+		entries = append(entries, table.Entry{ID: fmt.Sprintf("ark:12345/l%d", i), Target: "https://table.example.org/"})
+	}
+	for _, k := range bound {
+		entries = append(entries, table.Entry{ID: k, Target: "https://table.example.org/"})
+	}
+	tbl, err := table.Load(nil, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantConflicts := func(t *testing.T, what string, err error) {
+		t.Helper()
+		var conflict *resolve.SourceConflictError
+		if !errors.As(err, &conflict) || len(conflict.Conflicts) != len(bound) {
+			t.Fatalf("%s: %v, want %d conflicts", what, err, len(bound))
+		}
+		for _, k := range bound {
+			if !strings.Contains(err.Error(), k+" is bound in the store") {
+				t.Errorf("%s: the conflicts do not name %s: %v", what, k, err)
+			}
+		}
+	}
+	for name, open := range map[string]func(t *testing.T) store.Store{
+		"bolt": func(t *testing.T) store.Store {
+			return testkit.Provision(t, &bolt.Store{Path: filepath.Join(t.TempDir(), "ark.db"), SkipCheck: true})
+		},
+		"postgres": func(t *testing.T) store.Store {
+			return testkit.Provision(t, &postgres.Store{DSN: testkit.SharedPostgres(t).CreateDB(t), Timeout: caddy.Duration(10 * time.Second)})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			larger := open(t)
+			if _, err := larger.Import(ctx, storetest.Bindings(2*tableKeys), "test"); err != nil {
+				t.Fatal(err)
+			}
+			_, err := resolve.New(resolve.Options{Table: tbl, NAANs: []string{"12345"}, Store: failsWhole{larger}, MaxLength: 1024})
+			wantConflicts(t, "beside a store of twice its keys that cannot be read whole", err)
+
+			smaller := open(t)
+			if _, err := smaller.Import(ctx, storetest.Bindings(1000), "test"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := resolve.New(resolve.Options{Table: tbl, NAANs: []string{"12345"}, Store: failsWhole{smaller}, MaxLength: 1024}); err == nil || !strings.Contains(err.Error(), "read whole") {
+				t.Errorf("beside a store of 1,000 bindings: %v, want the store read whole", err)
+			}
+			_, err = resolve.New(resolve.Options{Table: tbl, NAANs: []string{"12345"}, Store: smaller, MaxLength: 1024})
+			wantConflicts(t, "beside a store of 1,000 bindings", err)
+		})
 	}
 }
