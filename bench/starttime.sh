@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench/starttime.sh: the time from `caddy run` to the first answered
 # request (a 302 for a bound identifier of the store), for a store of N
-# bindings and a one-entry table (which the configuration checks against
-# the store before it serves), for the embedded bbolt store (opened with
-# and without skip_check) and for PostgreSQL (a throwaway cluster on
-# loopback). The store is filled once through the API (bench/apiload
+# bindings and a table of TABLE_N entries (default 1; none of them in the
+# store, which the configuration checks before it serves), for the
+# embedded bbolt store (opened with and without skip_check) and for
+# PostgreSQL (a throwaway cluster on loopback). The store is filled once through the API (bench/apiload
 # -mode import; bbolt's background merge waited for); then each Caddy of
 # CADDIES is started RUNS times, alternating, on the same store (the page
 # cache warm). Prints one line per start and the median of each.
@@ -12,12 +12,14 @@
 #   flock /tmp/ark-bench.lock bench/starttime.sh          # N=1000000, both stores, this tree
 #   CADDIES="main=/tmp/caddy-main branch=/tmp/caddy-branch" RUNS=5 bench/starttime.sh
 #   N=10000 RUNS=1 STORES=bolt bench/starttime.sh         # smoke test
+#   TABLE_N=200000 CADDIES="main=… branch=…" bench/starttime.sh  # a table past 10^5 keys
 # Every process is started here and stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 N=${N:-1000000}
 RUNS=${RUNS:-5}
+TABLE_N=${TABLE_N:-1}
 STORES=${STORES:-bolt postgres}
 DATA=${DATA:-/work/bench-data/starttime}
 CADDIES=${CADDIES:-}
@@ -25,7 +27,7 @@ CADDY=${CADDY:-${CADDIES:+${CADDIES%% *}}}
 CADDY=${CADDY#*=}
 . bench/apistore.sh
 [ -n "$CADDIES" ] || CADDIES="this=$CADDY"
-echo '{"entries": [{"id": "ark:12345/t1", "target": "https://table.example.org/t1"}]}' >"$DATA/table.json"
+awk -v n="$TABLE_N" 'BEGIN { printf "{\"entries\": ["; for (i = 1; i <= n; i++) printf "%s{\"id\": \"ark:12345/t%d\", \"target\": \"https://table.example.org/t%d\"}", (i > 1 ? ", " : ""), i, i; print "]}" }' >"$DATA/table.json"
 probe=ark:12345/u$((N - 1))
 
 # config STORE: a Caddyfile on $port with the ark handler on STORE (the
