@@ -1,6 +1,7 @@
 package localcopy
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -12,8 +13,10 @@ import (
 // number, then a new, empty journal. Writes wait meanwhile; lookups go
 // on from the old base until the new one is swapped in. A crash between
 // the two renames leaves the new base with the old journal, whose id is
-// not the new base's: it is dropped, being in the base already.
-func (c *Copy) compact() error {
+// not the new base's: it is dropped, being in the base already. ctx done
+// (the copy closing) stops the check of the new base, which is in place
+// for the next open.
+func (c *Copy) compact(ctx context.Context) error {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
 	c.mu.RLock()
@@ -64,7 +67,7 @@ func (c *Copy) compact() error {
 	if err := bw.finish(seq, id); err != nil {
 		return fmt.Errorf("local copy: compacting: %w", err)
 	}
-	b, err := openBase(c.dir)
+	b, err := openBase(ctx, c.dir)
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,7 @@ type Copy struct {
 	lapseWait time.Duration
 
 	wake     chan struct{}
+	opened   chan struct{} // closed once the copy on disk was checked and serves, or found missing or unfit
 	caught   chan struct{} // closed and replaced at the end of every catch-up
 	caughtMu sync.Mutex
 	stop     context.CancelFunc
@@ -89,9 +90,12 @@ const (
 )
 
 // Open opens the copy kept in dir of the bindings of src, making dir if
-// needed, and starts following src's history: at once from the copy's
-// sequence number when dir holds one, else once it is built from
-// src.Each. A copy that is damaged is built again. Close stops it.
+// needed, and starts following src's history, and returns without
+// reading the copy: in the background it checks the copy dir holds, if
+// any, whole, and serves from it and follows src from its sequence
+// number, else builds it from src.Each. Lookups go to src meanwhile, and
+// wait for the check when src does not answer (see Store.Lookup). A copy
+// that is damaged is built again. Close stops it.
 func Open(dir string, src store.Store, o Options) (*Copy, error) {
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll
@@ -112,19 +116,8 @@ func Open(dir string, src store.Store, o Options) (*Copy, error) {
 		return nil, fmt.Errorf("local copy: %w", err)
 	}
 	c := &Copy{dir: dir, src: src, logger: o.Logger, over: map[string]entry{},
-		watchers: map[*func([]string)]struct{}{}, lapseWait: o.LapseWait, wake: make(chan struct{}, 1), caught: make(chan struct{}), done: make(chan struct{})}
-	b, err := openBase(dir)
-	switch {
-	case err == nil:
-		if err := c.install(b); err != nil {
-			return nil, err
-		}
-		c.serving.Store(true)
-		c.currentAt.Store(lastWritten(dir).UnixNano())
-	case errors.Is(err, errNoBase):
-	default:
-		c.logger.Warn("local copy: the base file cannot be used: it is built again", zap.String("dir", dir), zap.Error(err))
-	}
+		watchers: map[*func([]string)]struct{}{}, lapseWait: o.LapseWait, wake: make(chan struct{}, 1), caught: make(chan struct{}),
+		opened: make(chan struct{}), done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stop = cancel
 	src.Watch(ctx, func([]string) { c.Wake() })
@@ -136,6 +129,40 @@ func Open(dir string, src store.Store, o Options) (*Copy, error) {
 		c.follow(ctx, o)
 	}()
 	return c, nil
+}
+
+// openFromDisk installs the base in the copy's directory and its
+// journal, the base checked whole first, then closes opened. It leaves
+// the copy without a base, to be built, when there is none, when it is
+// damaged or of an earlier format (which it logs), or when ctx is done
+// first.
+func (c *Copy) openFromDisk(ctx context.Context) {
+	defer close(c.opened)
+	b, err := openBase(ctx, c.dir)
+	if err == nil {
+		c.applyMu.Lock()
+		err = c.install(b)
+		c.applyMu.Unlock()
+	}
+	switch {
+	case err == nil:
+		c.currentAt.Store(lastWritten(c.dir).UnixNano())
+		c.serving.Store(true)
+	case errors.Is(err, errNoBase) || ctx.Err() != nil:
+	default:
+		c.logger.Warn("local copy: the copy on disk cannot be used: it is built again", zap.String("dir", c.dir), zap.Error(err))
+	}
+}
+
+// awaitOpened waits until the copy on disk was checked (see
+// openFromDisk), and reports whether it was before ctx was done.
+func (c *Copy) awaitOpened(ctx context.Context) bool {
+	select {
+	case <-c.opened:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // install makes b the copy's base with its journal's records applied.
@@ -185,7 +212,8 @@ func (c *Copy) Close() error {
 }
 
 // Serving reports whether lookups read the copy: it is built and was
-// caught up once, or was opened from disk, and its journal takes writes.
+// caught up once, or was opened from disk and checked, and its journal
+// takes writes.
 func (c *Copy) Serving() bool { return c.serving.Load() }
 
 // Lookup returns the bindings of keys as the copy has them, nil where it

@@ -285,14 +285,13 @@ func TestCopyCompactionCut(t *testing.T) {
 	if err := os.WriteFile(journal, old, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	again, err := localcopy.Open(dir, s, localcopy.Options{Poll: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = again.Close() })
-	got, err := again.Lookup([]string{storetest.Key(1)})
+	fromDisk := openFromDisk(t, dir, s)
+	got, err := fromDisk.Lookup([]string{storetest.Key(1)})
 	if err != nil || got[0] == nil || got[0].Target != "https://after-the-fold.example.org/" {
 		t.Errorf("after the cut compaction, before any read of the history: %s %v", describe(got[0]), err)
 	}
-	sameAsStore(t, again, s)
+	if err := fromDisk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sameAsStore(t, openCopy(t, dir, s, localcopy.Options{Poll: time.Hour}), s)
 }

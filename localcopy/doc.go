@@ -6,9 +6,10 @@
 // gave them, and a journal of the changes applied since, read from the
 // store's history (Historian.Changes) in sequence order after the last
 // applied sequence number, each once. Both are written ahead of being
-// served and synced to disk: a node restarted opens its copy at once and
-// goes on from its sequence number, and a torn write is cut off, never
-// read as an answer. Now and then the journal is folded into a new base,
+// served and synced to disk: a node restarted serves at once, checks its
+// copy in the background (lookups go to the store until then) and goes
+// on from its sequence number, and a torn write is cut off, never read
+// as an answer. Now and then the journal is folded into a new base,
 // renamed into place.
 //
 // Store presents a copy as a store.Store: lookups read the copy, writes go

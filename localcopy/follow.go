@@ -17,7 +17,8 @@ import (
 // and synced at a time.
 const pageSize = 1000
 
-// follow builds the copy if it has no base, then reads the history
+// follow opens the copy on disk, or builds it if there is none or it
+// cannot be used, then reads the history
 // every o.Poll (after a failure, twice as long as the last pause, up to
 // 5 s), or when woken (by a change, or a lapse of the store's Watch),
 // until ctx is done, folding the journal into a new base once it holds
@@ -27,6 +28,7 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 	pause := o.Poll
 	var checked time.Time
 	ahead := false // the last check found the store's history behind the copy
+	c.openFromDisk(ctx)
 	for ctx.Err() == nil {
 		lapse := c.unsure.Load() // settled by this round, which reads after it
 		var err error
@@ -42,7 +44,7 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 			err = c.checkNotAhead(ctx, &ahead)
 		}
 		if err == nil && c.journalLen() >= o.CompactAfter {
-			err = c.compact()
+			err = c.compact(ctx)
 		}
 		c.report(err)
 		if err != nil && ctx.Err() == nil {
@@ -203,7 +205,7 @@ func (c *Copy) build(ctx context.Context) error {
 	if err := bw.finish(seq, newID()); err != nil {
 		return err
 	}
-	b, err := openBase(c.dir)
+	b, err := openBase(ctx, c.dir)
 	if err != nil {
 		return err
 	}

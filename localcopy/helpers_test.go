@@ -127,3 +127,25 @@ func bind(t *testing.T, s store.Store, b store.Binding) *store.Binding {
 	}
 	return got
 }
+
+// noHistory is a store whose history cannot be read: a copy of it opened
+// from disk serves what its files hold, and follows nothing.
+type noHistory struct{ store.Store }
+
+func (noHistory) Changes(context.Context, store.ChangesQuery, func(*store.Change) error) error {
+	return store.ErrUnavailable
+}
+
+// openFromDisk opens the copy in dir of s, which it never reads the
+// history of, closed when the test ends, and waits until it serves from
+// its files.
+func openFromDisk(t *testing.T, dir string, s store.Store) *localcopy.Copy {
+	t.Helper()
+	c, err := localcopy.Open(dir, noHistory{s}, localcopy.Options{Poll: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	testkit.WaitFor(t, "the copy on disk to serve", c.Serving)
+	return c
+}

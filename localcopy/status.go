@@ -9,8 +9,9 @@ import (
 // Status is how current a copy is, as the readiness check and the
 // metrics report it.
 type Status struct {
-	// "building" until the copy is built and caught up once (lookups go
-	// to the store meanwhile), then "serving".
+	// "opening" while the copy on disk is checked, "building" until the
+	// copy is built and caught up once (lookups go to the store in both),
+	// then "serving".
 	State string `json:"state"`
 
 	// The sequence number of the last history record applied.
@@ -33,6 +34,11 @@ type Status struct {
 // Status returns the copy's status now.
 func (c *Copy) Status() Status {
 	st := Status{State: "building", Seq: c.Seq(), BehindChanges: c.behind.Load(), Following: c.lastErr.Load() == nil}
+	select {
+	case <-c.opened:
+	default:
+		st.State = "opening"
+	}
 	if c.serving.Load() {
 		st.State = "serving"
 	}

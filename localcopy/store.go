@@ -51,12 +51,21 @@ func (s *Store) Copy() *Copy { return s.c }
 // as the copy may be right after a restart.
 func (s *Store) Original() store.Store { return s.Store }
 
-// Lookup implements store.Store from the copy once it serves.
+// Lookup implements store.Store from the copy once it serves, else from
+// the store. When the store does not answer while the copy on disk is
+// checked (a node started during an outage), it waits for the check,
+// until ctx is done, and answers from the copy.
 func (s *Store) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
 	if bs, ok, err := s.LookupLocal(keys); ok {
 		return bs, err
 	}
-	return s.Store.Lookup(ctx, keys)
+	bs, err := s.Store.Lookup(ctx, keys)
+	if errors.Is(err, store.ErrUnavailable) && s.c.awaitOpened(ctx) {
+		if bs, ok, err := s.LookupLocal(keys); ok {
+			return bs, err
+		}
+	}
+	return bs, err
 }
 
 // LookupLocal is Lookup when the copy serves, which reads no network

@@ -118,6 +118,7 @@ func TestCheckSourcesAsksTheStoreNotItsCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	testkit.WaitFor(t, "the copy on disk to serve", c.Serving)
 	read := localcopy.Wrap(restored, c)
 	got, err := read.Lookup(ctx, []string{"ark:12345/instore", "ark:12345/incopy"})
 	if err != nil || got[0] != nil || got[1] == nil {
