@@ -127,16 +127,26 @@ func CheckSources(ctx context.Context, t table.Table, s Bindings) error {
 			where, b.Key, b.State(), versionOf(b)))
 		return nil
 	}
-	var err error
-	if byKeys(ctx, t, s) {
-		err = lookUpKeys(ctx, t, s.(KeyLookup), found)
-	} else {
-		err = s.Each(ctx, func(b *store.Binding) error {
+	readWhole := func() error {
+		return s.Each(ctx, func(b *store.Binding) error {
 			if _, ok := t.Lookup(b.Key); !ok {
 				return nil
 			}
 			return found(b)
 		})
+	}
+	var err error
+	if byKeys(ctx, t, s) {
+		err = lookUpKeys(ctx, t, s.(KeyLookup), found)
+		if errors.Is(err, store.ErrUnavailable) {
+			// A batch the store did not answer within its timeout: the
+			// pass, which no timeout bounds, may still finish, and a
+			// store that does not answer at all fails it at once.
+			*conflict = SourceConflictError{}
+			err = readWhole()
+		}
+	} else {
+		err = readWhole()
 	}
 	if err != nil && err != errEnough {
 		return fmt.Errorf("checking the table against the store: %w", err)

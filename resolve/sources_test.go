@@ -275,7 +275,7 @@ func TestNewChecksALargeTableByItsKeysBesideALargerStore(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			larger := open(t)
-			if _, err := larger.Import(ctx, storetest.Bindings(2*tableKeys), "test"); err != nil {
+			if _, err := larger.Import(ctx, storetest.Bindings(2*tableKeys+10_000), "test"); err != nil {
 				t.Fatal(err)
 			}
 			_, err := resolve.New(resolve.Options{Table: tbl, NAANs: []string{"12345"}, Store: failsWhole{larger}, MaxLength: 1024})
@@ -291,5 +291,27 @@ func TestNewChecksALargeTableByItsKeysBesideALargerStore(t *testing.T) {
 			_, err = resolve.New(resolve.Options{Table: tbl, NAANs: []string{"12345"}, Store: smaller, MaxLength: 1024})
 			wantConflicts(t, "beside a store of 1,000 bindings", err)
 		})
+	}
+}
+
+// lookupsTimeOut is a store whose lookups fail as when a batch outlasts
+// the store's timeout, and which can be read whole.
+type lookupsTimeOut struct{ store.Store }
+
+func (lookupsTimeOut) Lookup(context.Context, []string) ([]*store.Binding, error) {
+	return nil, fmt.Errorf("%w: the lookup outlasted the timeout", store.ErrUnavailable)
+}
+
+// A table checked by its keys whose lookups the store does not answer in
+// time is checked by reading the store whole, which no timeout bounds,
+// rather than loaded unchecked.
+func TestCheckByKeysTimingOutReadsTheStoreWhole(t *testing.T) {
+	s := openStore(t, store.Binding{Key: "ark:12345/bound", Target: "https://store.example.org/", Status: http.StatusFound})
+	both, err := table.Load(nil, []table.Entry{{ID: "ark:12345/bound", Target: "https://table.example.org/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolve.New(resolve.Options{Table: both, NAANs: []string{"12345"}, Store: lookupsTimeOut{s}, MaxLength: 1024}); err == nil || !strings.Contains(err.Error(), "ark:12345/bound is bound in the store") {
+		t.Errorf("a table assigning what the store binds, its lookups timing out: %v, want a conflict", err)
 	}
 }

@@ -68,10 +68,10 @@ type Store interface {
 	Each(ctx context.Context, fn func(*Binding) error) error
 
 	// SizeHint returns about how many bindings the store holds, found
-	// without reading them, and ok; ok is false when the backend cannot
-	// tell so cheaply (a PostgreSQL table never analyzed) or does not
-	// answer. It chooses between plans, as a query planner's estimate
-	// does, and never decides what an identifier is.
+	// without decoding them, and ok; ok is false when the backend does
+	// not answer or its answer cannot be read. It chooses between plans,
+	// as a query planner's estimate does, and never decides what an
+	// identifier is.
 	SizeHint(ctx context.Context) (n int64, ok bool)
 
 	// Import adds the bindings that next returns until it returns io.EOF,

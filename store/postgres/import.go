@@ -102,9 +102,12 @@ const pgAnalyzeAfter = 10000
 // analyze refreshes the planner's statistics of the bindings table, as
 // PostgreSQL advises after a bulk load, rather than leave them to
 // autovacuum's next round: SizeHint reads them. The import is committed
-// already, so a failure is only logged; a role that does not own the
-// table gets a warning from the server and nothing is analyzed.
+// already, so it waits at most the store's timeout (behind a vacuum of
+// the table, for one) and a failure is only logged; for a role that does
+// not own the table the server skips it with a warning of its own.
 func (b *Backend) analyze(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
 	if _, err := b.pool.Exec(ctx, pgSQL(b.schema, "ANALYZE @.bindings")); err != nil {
 		b.logger.Warn("the import is committed, but analyzing the bindings table failed", zap.Error(err))
 	}
