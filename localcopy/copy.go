@@ -90,12 +90,11 @@ const (
 )
 
 // Open opens the copy kept in dir of the bindings of src, making dir if
-// needed, and starts following src's history, and returns without
-// reading the copy: in the background it checks the copy dir holds, if
-// any, whole, and serves from it and follows src from its sequence
-// number, else builds it from src.Each. Lookups go to src meanwhile, and
-// wait for the check when src does not answer (see Store.Lookup). A copy
-// that is damaged is built again. Close stops it.
+// needed, and returns without reading it. In the background, the copy
+// dir holds is checked whole, then serves and follows src's history from
+// its sequence number; when dir holds none, or one that is damaged, a
+// copy is built from src.Each. Lookups go to src meanwhile, and wait for
+// the check when src does not answer (see Store.Lookup). Close stops it.
 func Open(dir string, src store.Store, o Options) (*Copy, error) {
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll

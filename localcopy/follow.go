@@ -17,13 +17,13 @@ import (
 // and synced at a time.
 const pageSize = 1000
 
-// follow opens the copy on disk, or builds it if there is none or it
-// cannot be used, then reads the history
-// every o.Poll (after a failure, twice as long as the last pause, up to
-// 5 s), or when woken (by a change, or a lapse of the store's Watch),
-// until ctx is done, folding the journal into a new base once it holds
-// o.CompactAfter records. Each round settles the lapse pending when it
-// began, whether it read the history or no server answered.
+// follow opens the copy on disk, or builds one if there is none or it
+// cannot be used, then reads the history every o.Poll (after a failure,
+// twice as long as the last pause, up to 5 s), or when woken (by a
+// change, or a lapse of the store's Watch), until ctx is done, folding
+// the journal into a new base once it holds o.CompactAfter records. Each
+// round settles the lapse pending when it began, whether it read the
+// history or no server answered.
 func (c *Copy) follow(ctx context.Context, o Options) {
 	pause := o.Poll
 	var checked time.Time
