@@ -13,6 +13,10 @@
 #   CADDIES="main=/tmp/caddy-main branch=/tmp/caddy-branch" RUNS=5 bench/starttime.sh
 #   N=10000 RUNS=1 STORES=bolt bench/starttime.sh         # smoke test
 #   TABLE_N=200000 CADDIES="main=… branch=…" bench/starttime.sh  # a table past 10^5 keys
+# STORES may also name copy: PostgreSQL with local_copy, the copy built
+# once, then each start made after dropping the page cache (as after a
+# reboot; needs root), measured to the first answer and to the copy
+# serving (its state in the readiness check).
 # Every process is started here and stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +75,7 @@ fill() {
 	wait "$caddy_pid" 2>/dev/null || true
 	caddy_pid="" api=""
 }
-api=""
+api="" cold=""
 
 # start NAME CADDY STORE: sets elapsed to the seconds from starting CADDY
 # on STORE to its first 302 for the last identifier imported.
@@ -79,6 +83,7 @@ start() {
 	port=$(freeport)
 	config "$3" >"$DATA/run.Caddyfile"
 	local t0 code
+	[ -n "$cold" ] && sync && echo 1 >/proc/sys/vm/drop_caches
 	t0=$(date +%s.%N)
 	XDG_DATA_HOME="$DATA/xdg" "${pin_server[@]}" "$2" run --config "$DATA/run.Caddyfile" --adapter caddyfile >"$DATA/run-$1.log" 2>&1 &
 	caddy_pid=$!
@@ -87,6 +92,10 @@ start() {
 		sleep 0.01
 	done
 	elapsed=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')
+	if [ -n "$cold" ]; then
+		until curl -s "http://127.0.0.1:$port/ready" | grep -q '"state":"serving"'; do sleep 0.01; done
+		serving=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')
+	fi
 	kill "$caddy_pid"
 	wait "$caddy_pid" 2>/dev/null || true
 	caddy_pid=""
@@ -100,7 +109,7 @@ measure() {
 		for c in $CADDIES; do
 			name=${c%%=*}
 			start "$name" "${c#*=}" "$2"
-			echo "$1 $name start-to-first-answer ${elapsed}s"
+			echo "$1 $name start-to-first-answer ${elapsed}s${cold:+, to the copy serving ${serving}s}"
 			all[$name]+="$elapsed "
 		done
 	done
@@ -125,6 +134,28 @@ for store in $STORES; do
 		pg_start
 		fill "store postgres $dsn"
 		measure postgres "store postgres $dsn"
+		pg_stop
+		;;
+	copy)
+		pg_start
+		fill "store postgres $dsn"
+		rm -rf "$DATA/copy"
+		port=$(freeport)
+		config "store postgres $dsn
+		local_copy $DATA/copy
+		ready /ready" >"$DATA/run.Caddyfile"
+		XDG_DATA_HOME="$DATA/xdg" "$CADDY" run --config "$DATA/run.Caddyfile" --adapter caddyfile >"$DATA/build.log" 2>&1 &
+		caddy_pid=$!
+		until curl -s "http://127.0.0.1:$port/ready" | grep -q '"state":"serving"'; do sleep 0.1; done
+		kill "$caddy_pid"
+		wait "$caddy_pid" 2>/dev/null || true
+		caddy_pid=""
+		echo "copy of $N bindings: $(du -m "$DATA/copy" | cut -f1) MiB"
+		cold=1
+		measure postgres,local_copy,cold "store postgres $dsn
+		local_copy $DATA/copy
+		ready /ready"
+		cold=""
 		pg_stop
 		;;
 	esac
