@@ -13,9 +13,9 @@ import (
 // number, then a new, empty journal. Writes wait meanwhile; lookups go
 // on from the old base until the new one is swapped in. A crash between
 // the two renames leaves the new base with the old journal, whose id is
-// not the new base's: it is dropped, being in the base already. ctx done
-// (the copy closing) stops the check of the new base, which is in place
-// for the next open.
+// not the new base's: it is dropped, being in the base already. The new
+// base is checked even when ctx is done (the copy closing): it is in
+// place, and the writes that follow must go to its journal.
 func (c *Copy) compact(ctx context.Context) error {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
@@ -67,7 +67,7 @@ func (c *Copy) compact(ctx context.Context) error {
 	if err := bw.finish(seq, id); err != nil {
 		return fmt.Errorf("local copy: compacting: %w", err)
 	}
-	b, err := openBase(ctx, c.dir)
+	b, err := openBase(context.WithoutCancel(ctx), c.dir) // just written: in the page cache
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,8 @@ type Copy struct {
 	j       *journal
 
 	serving   atomic.Bool  // lookups read the copy (else the store)
+	unapplied atomic.Bool  // a write of this node returned before the copy had a journal to apply it to
+	building  atomic.Bool  // a base is being built
 	currentAt atomic.Int64 // Unix nanoseconds: the copy held every change committed before then
 	behind    atomic.Uint64
 	lastErr   atomic.Pointer[string]
@@ -42,7 +44,7 @@ type Copy struct {
 	lapseWait time.Duration
 
 	wake     chan struct{}
-	opened   chan struct{} // closed once the copy on disk was checked and serves, or found missing or unfit
+	opened   chan struct{} // closed when the first read of the history after Open ended, or the copy closed
 	caught   chan struct{} // closed and replaced at the end of every catch-up
 	caughtMu sync.Mutex
 	stop     context.CancelFunc
@@ -131,12 +133,12 @@ func Open(dir string, src store.Store, o Options) (*Copy, error) {
 }
 
 // openFromDisk installs the base in the copy's directory and its
-// journal, the base checked whole first, then closes opened. It leaves
-// the copy without a base, to be built, when there is none, when it is
-// damaged or of an earlier format (which it logs), or when ctx is done
-// first.
-func (c *Copy) openFromDisk(ctx context.Context) {
-	defer close(c.opened)
+// journal, the base checked whole first, and reports whether it did. It
+// leaves the copy without a base, to be built, when there is none, when
+// it is damaged or of an earlier format (which it logs), or when ctx is
+// done first. The copy does not serve yet: what it holds may be older
+// than what the store answered meanwhile (see follow).
+func (c *Copy) openFromDisk(ctx context.Context) bool {
 	b, err := openBase(ctx, c.dir)
 	if err == nil {
 		c.applyMu.Lock()
@@ -146,15 +148,16 @@ func (c *Copy) openFromDisk(ctx context.Context) {
 	switch {
 	case err == nil:
 		c.currentAt.Store(lastWritten(c.dir).UnixNano())
-		c.serving.Store(true)
+		return true
 	case errors.Is(err, errNoBase) || ctx.Err() != nil:
 	default:
 		c.logger.Warn("local copy: the copy on disk cannot be used: it is built again", zap.String("dir", c.dir), zap.Error(err))
 	}
+	return false
 }
 
-// awaitOpened waits until the copy on disk was checked (see
-// openFromDisk), and reports whether it was before ctx was done.
+// awaitOpened waits until the first read of the history after Open
+// ended (see follow), and reports whether it did before ctx was done.
 func (c *Copy) awaitOpened(ctx context.Context) bool {
 	select {
 	case <-c.opened:

@@ -178,15 +178,10 @@ func TestCopyDamagedBase(t *testing.T) {
 				if err := os.WriteFile(path, data, 0o600); err != nil {
 					t.Fatal(err)
 				}
-				again, err := localcopy.Open(dir, s, localcopy.Options{Poll: time.Hour})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = again.Close() })
-				if again.Serving() {
+				if opened(t, dir, s).Serving() {
 					t.Fatal("a copy with a damaged base serves before it is built again")
 				}
-				catchUp(t, again)
+				again := openCopy(t, dir, s, localcopy.Options{Poll: time.Hour})
 				sameAsStore(t, again, s)
 			})
 		}

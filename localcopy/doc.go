@@ -7,9 +7,9 @@
 // store's history (Historian.Changes) in sequence order after the last
 // applied sequence number, each once. Both are written ahead of being
 // served and synced to disk: a node restarted serves at once, checks its
-// copy in the background (lookups go to the store until then) and goes
-// on from its sequence number, and a torn write is cut off, never read
-// as an answer. Now and then the journal is folded into a new base,
+// copy in the background and goes on from its sequence number (lookups
+// go to the store until the copy has caught up, or found no server), and
+// a torn write is cut off, never read as an answer. Now and then the journal is folded into a new base,
 // renamed into place.
 //
 // Store presents a copy as a store.Store: lookups read the copy, writes go

@@ -18,7 +18,12 @@ import (
 const pageSize = 1000
 
 // follow opens the copy on disk, or builds one if there is none or it
-// cannot be used, then reads the history every o.Poll (after a failure,
+// cannot be used. The copy serves once it has read the history to its
+// end, so that it never answers older than the store did meanwhile; if
+// that first read fails (no server answers), a copy from disk serves as
+// it is, unless a write of this node returned before it had a journal
+// (unapplied): then it waits for a read that succeeds. Then follow reads
+// the history every o.Poll (after a failure,
 // twice as long as the last pause, up to 5 s), or when woken (by a
 // change, or a lapse of the store's Watch), until ctx is done, folding
 // the journal into a new base once it holds o.CompactAfter records. Each
@@ -28,7 +33,13 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 	pause := o.Poll
 	var checked time.Time
 	ahead := false // the last check found the store's history behind the copy
-	c.openFromDisk(ctx)
+	fromDisk := c.openFromDisk(ctx)
+	first := true
+	defer func() {
+		if first {
+			close(c.opened)
+		}
+	}()
 	for ctx.Err() == nil {
 		lapse := c.unsure.Load() // settled by this round, which reads after it
 		var err error
@@ -39,6 +50,13 @@ func (c *Copy) follow(ctx context.Context, o Options) {
 			err = c.catchUp(ctx)
 		}
 		c.settle(lapse)
+		if first {
+			first = false
+			if err != nil && fromDisk && !c.unapplied.Load() {
+				c.serving.Store(true)
+			}
+			close(c.opened)
+		}
 		if err == nil && time.Since(checked) >= o.RestoreCheck {
 			checked = time.Now()
 			err = c.checkNotAhead(ctx, &ahead)
@@ -189,6 +207,8 @@ func (c *Copy) CatchUp(ctx context.Context) error {
 // after the build brings the others up to date (the version check keeps
 // a newer binding from being replaced by an older record).
 func (c *Copy) build(ctx context.Context) error {
+	c.building.Store(true)
+	defer c.building.Store(false)
 	started := time.Now()
 	seq, err := lastSeq(ctx, c.src)
 	if err != nil {
@@ -205,7 +225,7 @@ func (c *Copy) build(ctx context.Context) error {
 	if err := bw.finish(seq, newID()); err != nil {
 		return err
 	}
-	b, err := openBase(ctx, c.dir)
+	b, err := openBase(context.WithoutCancel(ctx), c.dir) // just written: in the page cache
 	if err != nil {
 		return err
 	}

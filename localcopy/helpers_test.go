@@ -136,16 +136,43 @@ func (noHistory) Changes(context.Context, store.ChangesQuery, func(*store.Change
 	return store.ErrUnavailable
 }
 
-// openFromDisk opens the copy in dir of s, which it never reads the
-// history of, closed when the test ends, and waits until it serves from
-// its files.
-func openFromDisk(t *testing.T, dir string, s store.Store) *localcopy.Copy {
+// opened opens the copy in dir of s, which it never reads the history
+// of, closed when the test ends, and waits until it is opened: serving
+// what its files hold, or, when they cannot be used, not serving.
+func opened(t *testing.T, dir string, s store.Store) *localcopy.Copy {
 	t.Helper()
 	c, err := localcopy.Open(dir, noHistory{s}, localcopy.Options{Poll: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	testkit.WaitFor(t, "the copy on disk to serve", c.Serving)
+	testkit.WaitFor(t, "the copy to be opened", func() bool { return c.Status().State != "opening" })
 	return c
+}
+
+// openFromDisk is opened, for files that can be used: it fails the test
+// unless the copy serves from them.
+func openFromDisk(t *testing.T, dir string, s store.Store) *localcopy.Copy {
+	t.Helper()
+	c := opened(t, dir, s)
+	if !c.Serving() {
+		t.Fatalf("the copy on disk does not serve: %+v", c.Status())
+	}
+	return c
+}
+
+// heldHistory is a store whose history is read only once released is
+// closed: a copy's first catch-up waits for the test.
+type heldHistory struct {
+	store.Store
+	released chan struct{}
+}
+
+func (h heldHistory) Changes(ctx context.Context, q store.ChangesQuery, fn func(*store.Change) error) error {
+	select {
+	case <-h.released:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return h.Store.Changes(ctx, q, fn)
 }

@@ -9,9 +9,9 @@ import (
 // Status is how current a copy is, as the readiness check and the
 // metrics report it.
 type Status struct {
-	// "opening" while the copy on disk is checked, "building" until the
-	// copy is built and caught up once (lookups go to the store in both),
-	// then "serving".
+	// "opening" while the copy on disk is checked and brought up to date
+	// after a start, "building" while a copy is built and until it is
+	// caught up once (lookups go to the store in both), then "serving".
 	State string `json:"state"`
 
 	// The sequence number of the last history record applied.
@@ -37,7 +37,9 @@ func (c *Copy) Status() Status {
 	select {
 	case <-c.opened:
 	default:
-		st.State = "opening"
+		if !c.building.Load() {
+			st.State = "opening"
+		}
 	}
 	if c.serving.Load() {
 		st.State = "serving"

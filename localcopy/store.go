@@ -52,9 +52,10 @@ func (s *Store) Copy() *Copy { return s.c }
 func (s *Store) Original() store.Store { return s.Store }
 
 // Lookup implements store.Store from the copy once it serves, else from
-// the store. When the store does not answer while the copy on disk is
-// checked (a node started during an outage), it waits for the check,
-// until ctx is done, and answers from the copy.
+// the store. When the store does not answer while a copy is opened (a
+// node started during an outage), it waits, until ctx is done, for the
+// copy on disk to be checked and to find no server either, and answers
+// from it.
 func (s *Store) Lookup(ctx context.Context, keys []string) ([]*store.Binding, error) {
 	if bs, ok, err := s.LookupLocal(keys); ok {
 		return bs, err
@@ -222,7 +223,9 @@ func (c *Copy) own(bs []*store.Binding, batch uint64) {
 	}
 	// Applied even before the copy serves: the catch-up that lets it
 	// serve may have read the history before this write.
-	if err := c.apply(recs); err != nil && !errors.Is(err, errNotBuilt) {
+	if err := c.apply(recs); errors.Is(err, errNotBuilt) {
+		c.unapplied.Store(true)
+	} else if err != nil {
 		c.stopServing(err)
 	}
 }
@@ -232,7 +235,8 @@ func (c *Copy) own(bs []*store.Binding, batch uint64) {
 // it cannot, the copy stops serving until it has.
 func (c *Copy) ownUnknown(ctx context.Context) {
 	if !c.built() {
-		return // the build's catch-up, after this write, brings it
+		c.unapplied.Store(true)
+		return // the first catch-up, after this write, brings it
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
