@@ -93,10 +93,11 @@ const (
 
 // Open opens the copy kept in dir of the bindings of src, making dir if
 // needed, and returns without reading it. In the background, the copy
-// dir holds is checked whole, then serves and follows src's history from
-// its sequence number; when dir holds none, or one that is damaged, a
-// copy is built from src.Each. Lookups go to src meanwhile, and wait for
-// the check when src does not answer (see Store.Lookup). Close stops it.
+// dir holds is checked whole and reads src's history from its sequence
+// number, and serves once that read reaches the end or finds no server
+// (see follow); when dir holds none, or one that is damaged, a copy is
+// built from src.Each. Lookups go to src meanwhile, and wait for the
+// copy when src does not answer (see Store.Lookup). Close stops it.
 func Open(dir string, src store.Store, o Options) (*Copy, error) {
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll
@@ -213,9 +214,9 @@ func (c *Copy) Close() error {
 	return nil
 }
 
-// Serving reports whether lookups read the copy: it is built and was
-// caught up once, or was opened from disk and checked, and its journal
-// takes writes.
+// Serving reports whether lookups read the copy: it was built, or opened
+// from disk, and caught up once (or, opened from disk, found no server
+// to catch up from), and its journal takes writes.
 func (c *Copy) Serving() bool { return c.serving.Load() }
 
 // Lookup returns the bindings of keys as the copy has them, nil where it

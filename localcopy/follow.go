@@ -23,12 +23,12 @@ const pageSize = 1000
 // that first read fails (no server answers), a copy from disk serves as
 // it is, unless a write of this node returned before it had a journal
 // (unapplied): then it waits for a read that succeeds. Then follow reads
-// the history every o.Poll (after a failure,
-// twice as long as the last pause, up to 5 s), or when woken (by a
-// change, or a lapse of the store's Watch), until ctx is done, folding
-// the journal into a new base once it holds o.CompactAfter records. Each
-// round settles the lapse pending when it began, whether it read the
-// history or no server answered.
+// the history every o.Poll (after a failure, twice as long as the last
+// pause, up to 5 s), or when woken (by a change, or a lapse of the
+// store's Watch), until ctx is done, folding the journal into a new base
+// once it holds o.CompactAfter records. Each round settles the lapse
+// pending when it began, whether it read the history or no server
+// answered.
 func (c *Copy) follow(ctx context.Context, o Options) {
 	pause := o.Poll
 	var checked time.Time
