@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/caddy-ark/caddy-ark/store"
@@ -12,7 +13,9 @@ import (
 // store's Import takes them, and emit fails once the import has stopped.
 // It returns how many bindings the store took, how many it imported,
 // read's error when the import stopped at it (the store took every
-// binding before it), and the store's error otherwise.
+// binding before it), and the store's error otherwise: also when read
+// stopped because the import's context was done, which is no fault of
+// the input.
 func (ss *session) importStream(ctx context.Context, read func(emit func(*store.Binding) error) error) (entries, imported int, readErr, storeErr error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -38,6 +41,10 @@ func (ss *session) importStream(ctx context.Context, read func(emit func(*store.
 		case ok:
 			entries++
 			return b, nil
+		case errors.Is(failed, context.Canceled) || errors.Is(failed, context.DeadlineExceeded):
+			// read stopped because the import did (a reload, the client
+			// gone): the import's error, not the input's.
+			return nil, failed
 		case failed != nil:
 			readErr = failed
 			return nil, failed
