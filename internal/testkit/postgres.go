@@ -113,6 +113,15 @@ func RemoveSharedPostgres() {
 	}
 }
 
+// Main is the TestMain of a package whose tests may share a cluster
+// (SharedPostgres): it runs them, removes the cluster, and exits with
+// their code. Without it the cluster outlives the tests.
+func Main(m *testing.M) {
+	code := m.Run()
+	RemoveSharedPostgres()
+	os.Exit(code)
+}
+
 func newPGCluster(bin string, settings ...string) (c *Cluster, err error) {
 	c, err = newPGDir(bin, settings...)
 	if err != nil {

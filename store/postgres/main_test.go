@@ -1,15 +1,10 @@
 package postgres
 
 import (
-	"os"
 	"testing"
 
 	"github.com/caddy-ark/caddy-ark/internal/testkit"
 )
 
-// TestMain removes the PostgreSQL cluster that the tests shared.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testkit.RemoveSharedPostgres()
-	os.Exit(code)
-}
+// TestMain removes the PostgreSQL cluster the tests shared.
+func TestMain(m *testing.M) { testkit.Main(m) }
